@@ -1,0 +1,1 @@
+# mk/bed.mk: owned by the bed area (placeholder)

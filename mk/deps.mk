@@ -1,0 +1,1 @@
+# mk/deps.mk: owned by the deps area (placeholder)

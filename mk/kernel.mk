@@ -1,0 +1,1 @@
+# mk/kernel.mk: owned by the kernel area (placeholder)

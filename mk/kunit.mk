@@ -1,0 +1,1 @@
+# mk/kunit.mk: owned by the kunit area (placeholder)

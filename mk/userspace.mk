@@ -1,0 +1,1 @@
+# mk/userspace.mk: owned by the userspace area (placeholder)
