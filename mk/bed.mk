@@ -1,1 +1,2 @@
-# mk/bed.mk: owned by the bed area (placeholder)
+# mk/bed.mk: the two-VM bed (placeholder until the foundation lands)
+test-bed:

@@ -1,1 +1,4 @@
-# mk/deps.mk: owned by the deps area (placeholder)
+# mk/deps.mk: dependencies (placeholder until the foundation lands)
+.PHONY: deps deps-check
+deps:
+deps-check:

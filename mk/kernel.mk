@@ -1,1 +1,3 @@
-# mk/kernel.mk: owned by the kernel area (placeholder)
+# mk/kernel.mk: the out-of-tree module (placeholder until the foundation lands)
+.PHONY: module
+module:

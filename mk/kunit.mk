@@ -1,1 +1,2 @@
-# mk/kunit.mk: owned by the kunit area (placeholder)
+# mk/kunit.mk: KUnit on UML (placeholder until the KUnit suites land)
+test-kunit:

@@ -13,3 +13,4 @@ userspace-san: deps-check
 	@cmake --build $(US_BUILD_SAN) -j2
 
 # test-unit: owned by the core/tests area; see below.
+test-unit:
