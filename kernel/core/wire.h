@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * MetaRoCE v1 wire format: the one place that knows the bytes.
+ *
+ * Specification: Documentation/protocol/packets.rst (layouts, [PKT-n]),
+ * encapsulation.rst ([ENC-n]) and integrity.rst ([INT-n]). Every constant
+ * a packet's bytes depend on is defined here; the kernel glue, the bpf
+ * programs, the provider and the tools include this header instead of
+ * restating offsets.
+ *
+ * A MetaRoCE packet is the payload of a UDP datagram:
+ *
+ *   | base header (32) | extension (per type) | [imm (4)] | payload | ICRC (4) |
+ *
+ * All multi-byte fields are big-endian. Every field sits at an offset that
+ * is a multiple of its size, counted from the start of the base header.
+ */
+#ifndef MRC_CORE_WIRE_H
+#define MRC_CORE_WIRE_H
+
+#include "compat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- encapsulation ([ENC-*], encapsulation.rst) ---- */
+
+#define MRC_WIRE_VERSION		1
+#define MRC_WIRE_UDP_PORT		61791	/* default destination port */
+#define MRC_WIRE_SPORT_MIN		49152	/* path entropy: UDP source port range */
+#define MRC_WIRE_SPORT_MAX		65535
+#define MRC_WIRE_DSCP_DATA		26	/* default DSCP of sequenced packets */
+#define MRC_WIRE_DSCP_CTRL		48	/* default DSCP of ACK, NAK, PROBE */
+#define MRC_WIRE_ECN_ECT0		0x2	/* IP ECN codepoints */
+#define MRC_WIRE_ECN_CE			0x3
+
+#define MRC_WIRE_ETH_LEN		14
+#define MRC_WIRE_VLAN_LEN		4
+#define MRC_WIRE_IPV4_LEN		20
+#define MRC_WIRE_IPV6_LEN		40
+#define MRC_WIRE_UDP_LEN		8
+
+/* ---- lengths ---- */
+
+#define MRC_WIRE_BASE_LEN		32
+#define MRC_WIRE_IMM_LEN		4
+#define MRC_WIRE_ICRC_LEN		4
+
+#define MRC_WIRE_SEND_LEN		12
+#define MRC_WIRE_WRITE_LEN		20
+#define MRC_WIRE_READ_REQ_LEN		20
+#define MRC_WIRE_READ_RESP_LEN		12
+#define MRC_WIRE_ATOMIC_LEN		32
+#define MRC_WIRE_ATOMIC_RESP_LEN	8
+#define MRC_WIRE_ACK_LEN		64
+#define MRC_WIRE_NAK_LEN		16
+#define MRC_WIRE_PROBE_LEN		20
+
+/*
+ * Worst-case bytes a payload-carrying packet adds inside the UDP payload:
+ * base + WRITE extension + immediate + ICRC. The kernel subtracts this and
+ * the IP/UDP headers from the path MTU to size segments ([ENC-20]).
+ */
+#define MRC_WIRE_DATA_OVERHEAD	(MRC_WIRE_BASE_LEN + MRC_WIRE_WRITE_LEN + \
+				 MRC_WIRE_IMM_LEN + MRC_WIRE_ICRC_LEN)
+/* Largest header of any type (ACK). */
+#define MRC_WIRE_MAX_HDR_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN)
+/* Smallest valid packet: a base header and the ICRC. */
+#define MRC_WIRE_MIN_PKT_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ICRC_LEN)
+/* Largest UDP payload over IPv4 (65535 - 20 - 8); also the IPv6 limit we use. */
+#define MRC_WIRE_MAX_PKT_LEN	65507
+/* Largest message (as InfiniBand): 2^31 bytes. */
+#define MRC_WIRE_MAX_MSG_LEN	0x80000000u
+#define MRC_WIRE_QPN_MASK	0x00ffffffu
+
+/* ---- base header offsets ([PKT-10]) ---- */
+
+#define MRC_WO_VERSION		0	/* u8 */
+#define MRC_WO_TYPE		1	/* u8 */
+#define MRC_WO_HDR_WORDS	2	/* u8: header length / 4, incl. imm */
+#define MRC_WO_PATH_ID		3	/* u8 */
+#define MRC_WO_FLAGS		4	/* be16 */
+#define MRC_WO_STREAM_ID	6	/* be16 */
+#define MRC_WO_DST_QPN		8	/* be32, top 8 bits zero */
+#define MRC_WO_PSN		12	/* be32 */
+#define MRC_WO_MSN		16	/* be32 */
+#define MRC_WO_SSN		20	/* be32 */
+#define MRC_WO_TSVAL		24	/* be32 */
+#define MRC_WO_COOKIE		28	/* be32 */
+
+/* Extension offsets, counted from the start of the base header. */
+#define MRC_WO_SEND_RSN		32	/* be32 */
+#define MRC_WO_SEND_OFFSET	36	/* be32 */
+#define MRC_WO_SEND_TOTAL	40	/* be32 */
+
+#define MRC_WO_WRITE_VA		32	/* be64 */
+#define MRC_WO_WRITE_RKEY	40	/* be32 */
+#define MRC_WO_WRITE_OFFSET	44	/* be32 */
+#define MRC_WO_WRITE_TOTAL	48	/* be32 */
+
+#define MRC_WO_RREQ_VA		32	/* be64 */
+#define MRC_WO_RREQ_RKEY	40	/* be32 */
+#define MRC_WO_RREQ_LEN		44	/* be32 */
+#define MRC_WO_RREQ_TAG		48	/* be32 */
+
+#define MRC_WO_RRESP_TAG	32	/* be32 */
+#define MRC_WO_RRESP_OFFSET	36	/* be32 */
+#define MRC_WO_RRESP_TOTAL	40	/* be32 */
+
+#define MRC_WO_ATOMIC_VA	32	/* be64 */
+#define MRC_WO_ATOMIC_SWAP_ADD	40	/* be64 */
+#define MRC_WO_ATOMIC_COMPARE	48	/* be64 */
+#define MRC_WO_ATOMIC_RKEY	56	/* be32 */
+#define MRC_WO_ATOMIC_OP	60	/* u8, then 3 reserved bytes */
+
+#define MRC_WO_ARESP_ORIG	32	/* be64 */
+
+#define MRC_WO_ACK_CUM_PSN	32	/* be32 */
+#define MRC_WO_ACK_TSECR	36	/* be32 */
+#define MRC_WO_ACK_DELAY	40	/* be32 */
+#define MRC_WO_ACK_CE_COUNT	44	/* be32 */
+#define MRC_WO_ACK_MSN		48	/* be32 */
+#define MRC_WO_ACK_RSN_LIMIT	52	/* be32 */
+#define MRC_WO_ACK_RATE		56	/* be32 */
+#define MRC_WO_ACK_RSVD		60	/* be32, zero */
+#define MRC_WO_ACK_SACK		64	/* 4 x be64 */
+
+#define MRC_WO_NAK_CODE		32	/* u8, then 3 reserved bytes */
+#define MRC_WO_NAK_PSN		36	/* be32 */
+#define MRC_WO_NAK_MSN		40	/* be32 */
+#define MRC_WO_NAK_ARG		44	/* be32 */
+
+#define MRC_WO_PROBE_KIND	32	/* u8 */
+#define MRC_WO_PROBE_MIN_VER	33	/* u8 */
+#define MRC_WO_PROBE_MAX_VER	34	/* u8 */
+#define MRC_WO_PROBE_RSVD	35	/* u8, zero */
+#define MRC_WO_PROBE_SEQ	36	/* be32 */
+#define MRC_WO_PROBE_TSECR	40	/* be32 */
+#define MRC_WO_PROBE_CAPS	44	/* be32 */
+#define MRC_WO_PROBE_ECHO_LEN	48	/* be32 */
+
+/* ---- packet types ([PKT-20]) ---- */
+
+enum mrc_pkt_type {
+	MRC_PKT_SEND		= 1,
+	MRC_PKT_WRITE		= 2,
+	MRC_PKT_READ_REQ	= 3,
+	MRC_PKT_READ_RESP	= 4,
+	MRC_PKT_ATOMIC		= 5,
+	MRC_PKT_ATOMIC_RESP	= 6,
+	MRC_PKT_ACK		= 7,
+	MRC_PKT_NAK		= 8,
+	MRC_PKT_PROBE		= 9,
+	MRC_PKT_TYPE_MAX	= MRC_PKT_PROBE,
+};
+
+/* ---- base flags ([PKT-30]) ---- */
+
+#define MRC_F_FIRST		0x0001	/* first packet of a message (offset 0) */
+#define MRC_F_LAST		0x0002	/* last packet of a message */
+#define MRC_F_IMM		0x0004	/* immediate data follows the extension */
+#define MRC_F_INV		0x0008	/* SEND with invalidate: imm is an rkey */
+#define MRC_F_SOLICITED		0x0010	/* solicited event at the responder */
+#define MRC_F_ACK_REQ		0x0020	/* please acknowledge this path now */
+#define MRC_F_RETX		0x0040	/* retransmission (informational) */
+#define MRC_F_CE_ECHO		0x0080	/* ACK: the acked packet arrived CE */
+
+/* ---- enumerated fields ---- */
+
+enum mrc_atomic_op {
+	MRC_ATOMIC_CMP_SWAP	= 1,
+	MRC_ATOMIC_FETCH_ADD	= 2,
+};
+
+enum mrc_nak_code {
+	MRC_NAK_ACCESS		= 1,	/* remote access error (rkey, bounds, rights) */
+	MRC_NAK_INVALID_REQ	= 2,	/* request the responder cannot execute */
+	MRC_NAK_RNR		= 3,	/* receiver not ready; arg = delay in us */
+	MRC_NAK_REMOTE_OP	= 4,	/* responder internal or QP error */
+	MRC_NAK_SEQ		= 5,	/* sequence outside the receiver's window */
+	MRC_NAK_CODE_MAX	= MRC_NAK_SEQ,
+};
+
+enum mrc_probe_kind {
+	MRC_PROBE_REQ		= 1,
+	MRC_PROBE_RESP		= 2,
+};
+
+/* Capability bits ([PKT-80]); negotiated as the AND of both sides. */
+#define MRC_CAP_ATOMIC		0x00000001u	/* responder executes atomics */
+#define MRC_CAP_RATE_HINT	0x00000002u	/* receiver fills ACK rate hints */
+#define MRC_CAP_MULTIPLANE	0x00000004u	/* paths may use several netdevs */
+
+/* Number of PSNs the ACK bitmap covers beyond the cumulative point. */
+#define MRC_WIRE_SACK_BITS	256
+#define MRC_WIRE_SACK_WORDS	(MRC_WIRE_SACK_BITS / 64)
+
+/* ---- parsed packet (host byte order) ---- */
+
+struct mrc_pkt_send {
+	u32 rsn;		/* receive sequence number: which posted receive */
+	u32 offset;		/* of this payload in the message */
+	u32 total_len;		/* of the message */
+};
+
+struct mrc_pkt_write {
+	u64 va;			/* remote address of message byte 0 */
+	u32 rkey;
+	u32 offset;
+	u32 total_len;
+};
+
+struct mrc_pkt_read_req {
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u32 resp_tag;		/* requester's sink, echoed in responses */
+};
+
+struct mrc_pkt_read_resp {
+	u32 resp_tag;
+	u32 offset;		/* into the read */
+	u32 total_len;		/* == the request's len */
+};
+
+struct mrc_pkt_atomic {
+	u64 va;
+	u64 swap_add;		/* swap value (CMP_SWAP) or addend (FETCH_ADD) */
+	u64 compare;		/* CMP_SWAP only; zero for FETCH_ADD */
+	u32 rkey;
+	u8 op;			/* enum mrc_atomic_op */
+};
+
+struct mrc_pkt_atomic_resp {
+	u64 orig;		/* value at va before the operation */
+};
+
+struct mrc_pkt_ack {
+	u32 cum_psn;		/* every PSN before this one was received */
+	u32 tsecr;		/* tsval of the packet this ACK answers */
+	u32 ack_delay;		/* ns between that arrival and this ACK */
+	u32 ce_count;		/* CE-marked packets received on the path, mod 2^32 */
+	u32 msn_ack;		/* every message before this MSN completed */
+	u32 rsn_limit;		/* receives posted: SENDs with rsn < this fit */
+	u32 rate_hint;		/* fair-share rate, Mbit/s; 0 = no hint */
+	/* bit b of word w: PSN cum_psn + 1 + 64 * w + b was received */
+	u64 sack[MRC_WIRE_SACK_WORDS];
+};
+
+struct mrc_pkt_nak {
+	u8 code;		/* enum mrc_nak_code */
+	u32 psn;		/* the NAKed packet's PSN on the base path_id */
+	u32 msn;		/* its message */
+	u32 arg;		/* RNR: delay in microseconds; else 0 */
+};
+
+struct mrc_pkt_probe {
+	u8 kind;		/* enum mrc_probe_kind */
+	u8 min_ver;
+	u8 max_ver;
+	u32 seq;
+	u32 tsecr;		/* RESP: tsval of the request */
+	u32 caps;
+	u32 echo_len;		/* RESP: packet length of the request */
+};
+
+struct mrc_pkt {
+	u8 type;		/* enum mrc_pkt_type */
+	u8 path_id;
+	u16 flags;		/* MRC_F_* */
+	u16 stream_id;
+	u32 dst_qpn;
+	u32 psn;		/* per-path sequence; 0 for ACK/NAK/PROBE */
+	u32 msn;		/* per-connection message sequence */
+	u32 ssn;		/* per-stream message sequence */
+	u32 tsval;		/* sender's clock, ns mod 2^32 */
+	u32 cookie;		/* receiver-chosen connection cookie */
+	u32 imm;		/* valid when flags & (MRC_F_IMM | MRC_F_INV) */
+	u32 hdr_len;		/* parse: bytes before the payload */
+	u32 payload_len;
+	const u8 *payload;	/* parse: points into the parsed buffer */
+	union {
+		struct mrc_pkt_send send;
+		struct mrc_pkt_write write;
+		struct mrc_pkt_read_req read_req;
+		struct mrc_pkt_read_resp read_resp;
+		struct mrc_pkt_atomic atomic;
+		struct mrc_pkt_atomic_resp atomic_resp;
+		struct mrc_pkt_ack ack;
+		struct mrc_pkt_nak nak;
+		struct mrc_pkt_probe probe;
+	};
+};
+
+/* ---- results ---- */
+
+enum mrc_wire_reason {
+	MRC_WIRE_OK = 0,
+	MRC_WIRE_E_TRUNCATED,		/* shorter than its headers + ICRC */
+	MRC_WIRE_E_TOO_LONG,		/* longer than MRC_WIRE_MAX_PKT_LEN */
+	MRC_WIRE_E_BAD_VERSION,
+	MRC_WIRE_E_BAD_CRC,
+	MRC_WIRE_E_BAD_TYPE,
+	MRC_WIRE_E_BAD_HDR_LEN,		/* hdr_words disagrees with type+flags */
+	MRC_WIRE_E_RESERVED,		/* reserved bit or field not zero */
+	MRC_WIRE_E_BAD_FLAGS,		/* flag not allowed or inconsistent */
+	MRC_WIRE_E_BAD_LENGTH,		/* length field or payload size invalid */
+	MRC_WIRE_E_BAD_OFFSET,		/* offset + payload beyond total length */
+	MRC_WIRE_E_VA_OVERFLOW,		/* va + length wraps 2^64 */
+	MRC_WIRE_E_BAD_FIELD,		/* unknown op, NAK code, probe kind... */
+	MRC_WIRE_E_NO_SPACE,		/* encode: caller buffer too small */
+	MRC_WIRE_REASON_COUNT
+};
+
+const char *mrc_wire_reason_str(enum mrc_wire_reason r);
+
+/* Extension length of a type (without imm); 0 for an unknown type. */
+u32 mrc_wire_ext_len(u8 type);
+
+/* Header length (base + extension + imm) the packet will have. */
+u32 mrc_wire_hdr_len(const struct mrc_pkt *pkt);
+
+/*
+ * Check a packet description against every rule the parser enforces,
+ * without touching bytes. Encoders call it so they never emit what a
+ * receiver would reject.
+ */
+enum mrc_wire_reason mrc_wire_check(const struct mrc_pkt *pkt);
+
+/*
+ * Write the headers (base, extension, imm) of @pkt into @buf, which has
+ * @cap bytes; @pkt->payload_len must already hold the payload size.
+ * On success *@hdr_len is the number of bytes written.
+ */
+enum mrc_wire_reason mrc_wire_encode_hdr(const struct mrc_pkt *pkt, u8 *buf,
+					 u32 cap, u32 *hdr_len);
+
+/*
+ * Whole packet into one buffer: headers, @pkt->payload (payload_len
+ * bytes, may be NULL when 0) and the ICRC. *@len = bytes written.
+ */
+enum mrc_wire_reason mrc_wire_encode(const struct mrc_pkt *pkt, u8 *buf,
+				     u32 cap, u32 *len);
+
+/*
+ * Parse and validate a whole packet (the UDP payload, @len bytes).
+ * Never reads outside buf[0..len). On success @out->payload points into
+ * @buf. On failure @out's contents are unspecified.
+ */
+enum mrc_wire_reason mrc_wire_parse(const u8 *buf, u32 len,
+				    struct mrc_pkt *out);
+
+/*
+ * As mrc_wire_parse(), for a packet of @pkt_len bytes of which only the
+ * first @avail are contiguous at @buf (e.g. a non-linear skb): validates
+ * everything but the ICRC, which the caller checks with mrc_wire_icrc_*()
+ * over the fragments. @out->payload is NULL when the payload is not
+ * entirely within @avail bytes.
+ */
+enum mrc_wire_reason mrc_wire_parse_hdr(const u8 *buf, u32 avail, u32 pkt_len,
+					struct mrc_pkt *out);
+
+/* ---- ICRC: CRC32C of the packet up to the trailer ([INT-1..]) ---- */
+
+#define MRC_WIRE_ICRC_SEED	0xffffffffu
+
+/* Running state: start with MRC_WIRE_ICRC_SEED, feed bytes in order. */
+u32 mrc_wire_icrc_update(u32 state, const void *data, u32 len);
+
+/* The value carried in the trailer for a finished running state. */
+static inline u32 mrc_wire_icrc_final(u32 state)
+{
+	return ~state;
+}
+
+/* ICRC of a contiguous packet body (everything before the trailer). */
+static inline u32 mrc_wire_icrc(const void *data, u32 len)
+{
+	return mrc_wire_icrc_final(mrc_wire_icrc_update(MRC_WIRE_ICRC_SEED,
+							data, len));
+}
+
+/* Write the trailer of a contiguous packet whose body is @body_len bytes. */
+static inline void mrc_wire_seal(u8 *buf, u32 body_len)
+{
+	mrc_put_be32(buf + body_len, mrc_wire_icrc(buf, body_len));
+}
+
+/* ---- connection setup: CM private data ([PKT-90]) ---- */
+
+#define MRC_HELLO_MAGIC		0x4d524345u	/* "MRCE" */
+#define MRC_HELLO_LEN		24
+
+#define MRC_WO_HELLO_MAGIC	0	/* be32 */
+#define MRC_WO_HELLO_MIN_VER	4	/* u8 */
+#define MRC_WO_HELLO_MAX_VER	5	/* u8 */
+#define MRC_WO_HELLO_MAX_PATHS	6	/* u8 */
+#define MRC_WO_HELLO_SEG_SHIFT	7	/* u8: log2 of the largest segment */
+#define MRC_WO_HELLO_CAPS	8	/* be32 */
+#define MRC_WO_HELLO_COOKIE	12	/* be32 */
+#define MRC_WO_HELLO_UDP_PORT	16	/* be16 */
+#define MRC_WO_HELLO_RSVD	18	/* be16 + be32, zero */
+
+#define MRC_HELLO_SEG_SHIFT_MIN	8	/* 256 bytes */
+#define MRC_HELLO_SEG_SHIFT_MAX	13	/* 8192 bytes */
+
+struct mrc_hello {
+	u8 min_ver;
+	u8 max_ver;
+	u8 max_paths;		/* paths this side will accept, >= 1 */
+	u8 seg_shift;
+	u32 caps;
+	u32 cookie;		/* put this in every packet sent to me */
+	u16 udp_port;		/* my destination port */
+};
+
+enum mrc_wire_reason mrc_hello_encode(const struct mrc_hello *h, u8 *buf,
+				      u32 cap);
+enum mrc_wire_reason mrc_hello_parse(const u8 *buf, u32 len,
+				     struct mrc_hello *out);
+
+MRC_STATIC_ASSERT(MRC_WIRE_DATA_OVERHEAD == 60, "data overhead is 60 bytes");
+MRC_STATIC_ASSERT(MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN ==
+		  MRC_WO_ACK_SACK + 8 * MRC_WIRE_SACK_WORDS, "ACK layout");
+MRC_STATIC_ASSERT((MRC_WIRE_MAX_HDR_LEN + MRC_WIRE_IMM_LEN) / 4 <= 255,
+		  "hdr_words fits a byte");
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MRC_CORE_WIRE_H */
