@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The control verbs the provider implements so far. They are thin: the
+ * kernel owns every object and answers through the generic uverbs commands.
+ * Operations left NULL in mrc_context_ops fall back to libibverbs' dummies,
+ * which fail cleanly with EOPNOTSUPP; the data path (queues mmap'ed from the
+ * kernel, doorbells, CQ polling) is added by the RC data path work.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metaroce.h"
+
+static int mrc_query_device_ex(struct ibv_context *ibctx,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int err;
+
+	err = ibv_cmd_query_device_any(ibctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (err)
+		return err;
+
+	/* fw_ver packs major.minor.sub as 16-bit fields, like rxe and siw. */
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
+		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+static int mrc_query_port(struct ibv_context *ibctx, uint8_t port,
+			  struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
+}
+
+/* A kernel without PDs yet answers EOPNOTSUPP; that reaches the caller. */
+static struct ibv_pd *mrc_alloc_pd(struct ibv_context *ibctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	memset(&cmd, 0, sizeof(cmd));
+	err = ibv_cmd_alloc_pd(ibctx, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	return pd;
+}
+
+static int mrc_dealloc_pd(struct ibv_pd *pd)
+{
+	int err;
+
+	err = ibv_cmd_dealloc_pd(pd);
+	if (err)
+		return err;
+	free(pd);
+	return 0;
+}
+
+const struct verbs_context_ops mrc_context_ops = {
+	.alloc_pd = mrc_alloc_pd,
+	.dealloc_pd = mrc_dealloc_pd,
+	.free_context = mrc_free_context,
+	.query_device_ex = mrc_query_device_ex,
+	.query_port = mrc_query_port,
+};
