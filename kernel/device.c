@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * What a metaroce device is and what it reports: the ib_device attributes,
+ * the operations table, and the query_* answers for its single RoCE v2
+ * port. Port attributes are read from the netdev on every query rather
+ * than cached, so they cannot go stale.
+ */
+
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/ib_mad.h>
+
+#include "metaroce.h"
+
+/* The IB MTU whose payload fits the netdev MTU after our encapsulation. */
+static enum ib_mtu mrc_ib_mtu(unsigned int ndev_mtu)
+{
+	enum ib_mtu mtu;
+
+	for (mtu = IB_MTU_4096; mtu > IB_MTU_256; mtu--)
+		if (ib_mtu_enum_to_int(mtu) + MRC_ENCAP_OVERHEAD <= ndev_mtu)
+			break;
+	return mtu;
+}
+
+/*
+ * A port is usable when the netdev is up, has carrier and can carry at
+ * least the smallest IB MTU; anything else is reported as DOWN.
+ */
+enum ib_port_state mrc_port_state(const struct net_device *ndev)
+{
+	if (netif_running(ndev) && netif_carrier_ok(ndev) &&
+	    READ_ONCE(ndev->mtu) >= 256 + MRC_ENCAP_OVERHEAD)
+		return IB_PORT_ACTIVE;
+	return IB_PORT_DOWN;
+}
+
+static const struct {
+	u32 mbps;
+	u8 width;
+	u16 speed;
+} mrc_rates[] = {
+	{ 400000, IB_WIDTH_4X, IB_SPEED_NDR },
+	{ 200000, IB_WIDTH_4X, IB_SPEED_HDR },
+	{ 100000, IB_WIDTH_4X, IB_SPEED_EDR },
+	{  50000, IB_WIDTH_1X, IB_SPEED_HDR },
+	{  40000, IB_WIDTH_4X, IB_SPEED_QDR },
+	{  25000, IB_WIDTH_1X, IB_SPEED_EDR },
+	{  20000, IB_WIDTH_4X, IB_SPEED_DDR },
+	{  10000, IB_WIDTH_1X, IB_SPEED_QDR },
+	{   5000, IB_WIDTH_1X, IB_SPEED_DDR },
+	{      0, IB_WIDTH_1X, IB_SPEED_SDR },
+};
+
+/*
+ * The fastest IB width x speed that does not exceed the netdev's link
+ * speed. Not ib_get_eth_speed(): it logs a warning on every query of a
+ * netdev without a known speed (virtio-net, veth), i.e. on every
+ * ibv_devinfo in our test bed. Unknown speed reports the slowest rate.
+ */
+static void mrc_port_speed(struct net_device *ndev, u16 *speed, u8 *width)
+{
+	struct ethtool_link_ksettings ks;
+	u32 mbps = 0;
+	int i;
+
+	rtnl_lock();
+	if (ndev->reg_state == NETREG_REGISTERED &&
+	    !__ethtool_get_link_ksettings(ndev, &ks) &&
+	    ks.base.speed != (u32)SPEED_UNKNOWN)
+		mbps = ks.base.speed;
+	rtnl_unlock();
+
+	for (i = 0; mrc_rates[i].mbps > mbps; i++)
+		;
+	*speed = mrc_rates[i].speed;
+	*width = mrc_rates[i].width;
+}
+
+static int mrc_query_device(struct ib_device *ibdev,
+			    struct ib_device_attr *attr,
+			    struct ib_udata *udata)
+{
+	/* No driver-specific query_device data is defined in the ABI. */
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_pkeys = 1;
+	/* `rdma link delete` may remove the device. */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+/* ib_query_port() has zeroed @attr before calling us. */
+static int mrc_query_port(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attr *attr)
+{
+	struct net_device *ndev = to_mrc_dev(ibdev)->ndev;
+
+	attr->state = mrc_port_state(ndev);
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (netif_running(ndev))
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = mrc_ib_mtu(READ_ONCE(ndev->mtu));
+	attr->gid_tbl_len = MRC_GID_TABLE_LEN;
+	attr->pkey_tbl_len = 1;
+	attr->max_vl_num = 1;
+	mrc_port_speed(ndev, &attr->active_speed, &attr->active_width);
+	return 0;
+}
+
+/* RoCE has no partitions: the one P_Key is the default full member. */
+static int mrc_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			  u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static enum rdma_link_layer mrc_get_link_layer(struct ib_device *ibdev,
+					       u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+/*
+ * RoCE v2 only: with just the UDP-encap capability ib_core fills the GID
+ * table with RoCE v2 entries for the netdev's IPv4 (as ::ffff:a.b.c.d)
+ * and IPv6 addresses and keeps it current; it never calls a query_gid.
+ */
+static int mrc_get_port_immutable(struct ib_device *ibdev, u32 port,
+				  struct ib_port_immutable *immutable)
+{
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->gid_tbl_len = MRC_GID_TABLE_LEN;
+	immutable->pkey_tbl_len = 1;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static void mrc_dev_dealloc(struct ib_device *ibdev)
+{
+	mrc_registry_forget(to_mrc_dev(ibdev));
+}
+
+static ssize_t metaroce_abi_version_show(struct device *device,
+					 struct device_attribute *attr,
+					 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", METAROCE_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(metaroce_abi_version);
+
+static ssize_t netdev_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct mrc_dev *dev = rdma_device_to_drv_device(device, struct mrc_dev,
+							ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(dev->ndev));
+}
+static DEVICE_ATTR_RO(netdev);
+
+static struct attribute *mrc_dev_attrs[] = {
+	&dev_attr_metaroce_abi_version.attr,
+	&dev_attr_netdev.attr,
+	NULL,
+};
+
+static const struct attribute_group mrc_dev_attr_group = {
+	.attrs = mrc_dev_attrs,
+};
+
+/* Verbs object files add their operations and object sizes here. */
+static const struct ib_device_ops mrc_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = METAROCE_ABI_VERSION,
+	.device_group = &mrc_dev_attr_group,
+
+	.alloc_ucontext = mrc_alloc_ucontext,
+	.dealloc_driver = mrc_dev_dealloc,
+	.dealloc_ucontext = mrc_dealloc_ucontext,
+	.get_link_layer = mrc_get_link_layer,
+	.get_port_immutable = mrc_get_port_immutable,
+	.mmap = mrc_mmap,
+	.query_device = mrc_query_device,
+	.query_pkey = mrc_query_pkey,
+	.query_port = mrc_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, mrc_ucontext, ibuc),
+};
+
+/*
+ * A device for @ndev, ready for ib_register_device(). Undo with
+ * ib_dealloc_device(), which also drops the netdev reference taken here.
+ */
+struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+	struct mrc_dev *dev;
+	int err;
+
+	dev = ib_alloc_device(mrc_dev, ibdev);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	ibdev = &dev->ibdev;
+	dev->ndev = ndev;
+	INIT_LIST_HEAD(&dev->registry);
+
+	/* SMC-R and RDS only accept IB CAs; that is what we emulate. */
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	strscpy(ibdev->node_desc, MRC_DRV_NAME, sizeof(ibdev->node_desc));
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
+	ib_set_device_ops(ibdev, &mrc_dev_ops);
+
+	err = ib_device_set_netdev(ibdev, ndev, MRC_PORT);
+	if (err) {
+		ib_dealloc_device(ibdev);
+		return ERR_PTR(err);
+	}
+	return dev;
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Module entry points and the life of devices: `rdma link add` creates a
+ * device (newlink), the netdev notifier follows the netdev (port events,
+ * removal on NETDEV_UNREGISTER), module unload removes whatever is left.
+ *
+ * The registry is our own list rather than ib_device_get_by_netdev():
+ * with RDMA_DRIVER_UNKNOWN that lookup matches every driver's devices,
+ * and ib_unregister_driver(RDMA_DRIVER_UNKNOWN) would remove them all.
+ *
+ * Lock order: RTNL, then mrc_registry_lock. The registry lock is never
+ * held across ib_register_device() or any unregistration, which take
+ * RTNL themselves.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <rdma/rdma_netlink.h>
+
+#include "metaroce.h"
+
+static DEFINE_MUTEX(mrc_registry_lock);
+static LIST_HEAD(mrc_registry);
+
+/*
+ * Unregistrations requested by the netdev notifier run here, not on
+ * ib_core's queue: destroying this queue at module exit guarantees that
+ * none of them is still inside our code.
+ */
+static struct workqueue_struct *mrc_wq;
+
+static struct mrc_dev *mrc_registry_find(const struct net_device *ndev)
+{
+	struct mrc_dev *dev;
+
+	lockdep_assert_held(&mrc_registry_lock);
+	list_for_each_entry(dev, &mrc_registry, registry)
+		if (dev->ndev == ndev)
+			return dev;
+	return NULL;
+}
+
+/* Called through ops.dealloc_driver, the last time ib_core calls us. */
+void mrc_registry_forget(struct mrc_dev *dev)
+{
+	mutex_lock(&mrc_registry_lock);
+	list_del_init(&dev->registry);
+	mutex_unlock(&mrc_registry_lock);
+}
+
+static void mrc_unreg_work(struct work_struct *work)
+{
+	struct mrc_dev *dev = container_of(work, struct mrc_dev, unreg_work);
+
+	/* Drops the reference mrc_dev_detach() took. */
+	ib_unregister_device_and_put(&dev->ibdev);
+}
+
+/* The netdev is going away: so must the device, which holds it. */
+static void mrc_dev_detach(struct mrc_dev *dev)
+{
+	lockdep_assert_held(&mrc_registry_lock);
+	if (!dev->live) {
+		/* newlink has not finished; it will see this and undo. */
+		dev->ndev_gone = true;
+		return;
+	}
+	/* No reference means an unregistration is already under way. */
+	if (!ib_device_try_get(&dev->ibdev))
+		return;
+	dev->live = false;
+	queue_work(mrc_wq, &dev->unreg_work);
+}
+
+/* Announce a change of port state to ib_core and its clients. */
+static void mrc_dev_update_port(struct mrc_dev *dev)
+{
+	enum ib_port_state state = mrc_port_state(dev->ndev);
+	struct ib_event event = {
+		.device = &dev->ibdev,
+		.element.port_num = MRC_PORT,
+	};
+
+	lockdep_assert_held(&mrc_registry_lock);
+	if (!dev->live || state == dev->port_state)
+		return;
+	/*
+	 * The event is delivered from a work item; the reference keeps the
+	 * device from being torn down before that item is queued, and
+	 * teardown flushes the queue.
+	 */
+	if (!ib_device_try_get(&dev->ibdev))
+		return;
+	dev->port_state = state;
+	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&event);
+	ib_device_put(&dev->ibdev);
+}
+
+static int mrc_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct mrc_dev *dev;
+
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:		/* carrier on/off */
+	case NETDEV_CHANGEMTU:
+	case NETDEV_UNREGISTER:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+
+	mutex_lock(&mrc_registry_lock);
+	dev = mrc_registry_find(ndev);
+	if (dev && event == NETDEV_UNREGISTER)
+		mrc_dev_detach(dev);
+	else if (dev)
+		mrc_dev_update_port(dev);
+	mutex_unlock(&mrc_registry_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block mrc_netdev_notifier = {
+	.notifier_call = mrc_netdev_event,
+};
+
+static int mrc_check_netdev(const char *name, struct net_device *ndev)
+{
+	if (ndev->type != ARPHRD_ETHER) {
+		pr_err("%s: %s is not an Ethernet device (type %u)\n",
+		       name, netdev_name(ndev), ndev->type);
+		return -EOPNOTSUPP;
+	}
+	/* ib_core already gives the real device GIDs for its VLANs. */
+	if (is_vlan_dev(ndev)) {
+		pr_err("%s: %s is a VLAN; attach to %s instead\n", name,
+		       netdev_name(ndev),
+		       netdev_name(vlan_dev_real_dev(ndev)));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* Put @dev in the registry unless its netdev is taken or leaving. */
+static int mrc_registry_add(const char *name, struct mrc_dev *dev)
+{
+	struct mrc_dev *other;
+	int err = 0;
+
+	mutex_lock(&mrc_registry_lock);
+	other = mrc_registry_find(dev->ndev);
+	if (other) {
+		pr_err("%s: %s already carries metaroce device %s\n", name,
+		       netdev_name(dev->ndev), dev_name(&other->ibdev.dev));
+		err = -EEXIST;
+	} else if (READ_ONCE(dev->ndev->reg_state) != NETREG_REGISTERED) {
+		/* Its NETDEV_UNREGISTER ran before we were listed. */
+		pr_err("%s: %s is being removed\n", name,
+		       netdev_name(dev->ndev));
+		err = -ENODEV;
+	} else {
+		list_add_tail(&dev->registry, &mrc_registry);
+	}
+	mutex_unlock(&mrc_registry_lock);
+	return err;
+}
+
+/*
+ * After ib_register_device(): mark the device live, or return -ENODEV if
+ * its netdev left meanwhile, for the caller to unregister it again.
+ */
+static int mrc_registry_go_live(struct mrc_dev *dev)
+{
+	int err = 0;
+
+	mutex_lock(&mrc_registry_lock);
+	/* Off the list means `rdma link delete` removed it already. */
+	if (!list_empty(&dev->registry)) {
+		if (dev->ndev_gone) {
+			err = -ENODEV;
+		} else {
+			dev->live = true;
+			dev->port_state = mrc_port_state(dev->ndev);
+		}
+	}
+	mutex_unlock(&mrc_registry_lock);
+	return err;
+}
+
+static int mrc_newlink(const char *name, struct net_device *ndev)
+{
+	struct ib_device *clash;
+	struct mrc_dev *dev;
+	int err;
+
+	err = mrc_check_netdev(name, ndev);
+	if (err)
+		return err;
+
+	/* Checked here for a clear message; registration checks again. */
+	clash = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (clash) {
+		ib_device_put(clash);
+		pr_err("%s: an RDMA device with this name exists\n", name);
+		return -EEXIST;
+	}
+
+	dev = mrc_dev_alloc(ndev);
+	if (IS_ERR(dev)) {
+		pr_err("%s: cannot allocate a device for %s: %pe\n", name,
+		       netdev_name(ndev), dev);
+		return PTR_ERR(dev);
+	}
+	INIT_WORK(&dev->unreg_work, mrc_unreg_work);
+
+	err = mrc_registry_add(name, dev);
+	if (err) {
+		ib_dealloc_device(&dev->ibdev);
+		return err;
+	}
+
+	/*
+	 * Once registered, the device can be unregistered and freed by
+	 * others at any time; this reference keeps its memory ours until
+	 * mrc_registry_go_live() has looked at it.
+	 */
+	get_device(&dev->ibdev.dev);
+	err = ib_register_device(&dev->ibdev, name, NULL);
+	if (err) {
+		if (err == -ENFILE)	/* the name was taken meanwhile */
+			err = -EEXIST;
+		pr_err("%s: registration on %s failed: %pe\n", name,
+		       netdev_name(ndev), ERR_PTR(err));
+		ib_dealloc_device(&dev->ibdev);
+	} else {
+		err = mrc_registry_go_live(dev);
+		if (err) {
+			pr_err("%s: %s went away during creation\n", name,
+			       netdev_name(ndev));
+			ib_unregister_device(&dev->ibdev);
+		}
+	}
+	put_device(&dev->ibdev.dev);
+	return err;
+}
+
+static struct rdma_link_ops mrc_link_ops = {
+	.type = MRC_DRV_NAME,
+	.newlink = mrc_newlink,
+};
+
+/* Synchronously unregister every device still in the registry. */
+static void mrc_unregister_all(void)
+{
+	struct mrc_dev *dev;
+
+	for (;;) {
+		mutex_lock(&mrc_registry_lock);
+		dev = list_first_entry_or_null(&mrc_registry, struct mrc_dev,
+					       registry);
+		if (dev)
+			get_device(&dev->ibdev.dev);
+		mutex_unlock(&mrc_registry_lock);
+		if (!dev)
+			break;
+		/*
+		 * Waits for any unregistration already running, so it also
+		 * returns only after dealloc_driver took @dev off the list.
+		 */
+		ib_unregister_device(&dev->ibdev);
+		put_device(&dev->ibdev.dev);
+	}
+}
+
+static int __init mrc_init(void)
+{
+	int err;
+
+	mrc_wq = alloc_workqueue(MRC_DRV_NAME, 0, 0);
+	if (!mrc_wq)
+		return -ENOMEM;
+
+	err = register_netdevice_notifier(&mrc_netdev_notifier);
+	if (err) {
+		destroy_workqueue(mrc_wq);
+		return err;
+	}
+
+	rdma_link_register(&mrc_link_ops);
+	return 0;
+}
+
+static void __exit mrc_exit(void)
+{
+	/* Waits for newlink calls in flight; no device is created after. */
+	rdma_link_unregister(&mrc_link_ops);
+	mrc_unregister_all();
+	unregister_netdevice_notifier(&mrc_netdev_notifier);
+	destroy_workqueue(mrc_wq);
+}
+
+module_init(mrc_init);
+module_exit(mrc_exit);
+
+MODULE_ALIAS_RDMA_LINK(MRC_DRV_NAME);
+MODULE_DESCRIPTION("MetaRoCE: multipath RDMA transport over UDP");
+MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The metaroce device: one ib_device per Ethernet netdev, created by
+ * `rdma link add NAME type metaroce netdev DEV`.
+ *
+ * Lifetime, in one place so every file can rely on it:
+ *  - main.c creates the device in newlink, keeps it in a registry keyed
+ *    by netdev, and removes it on `rdma link delete`, on NETDEV_UNREGISTER
+ *    and on module unload.
+ *  - ib_core owns the memory: it is freed after ops.dealloc_driver
+ *    (mrc_dev_dealloc) has run and the last ib_device reference is gone.
+ *  - The netdev pointer stays valid for the whole life of the device:
+ *    ib_device_set_netdev() holds a reference that ib_core drops only
+ *    when the device is deallocated.
+ */
+#ifndef _MRC_METAROCE_H
+#define _MRC_METAROCE_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#include "uapi/metaroce-abi.h"
+
+#define MRC_DRV_NAME		"metaroce"
+
+/* One port per device: a device is bound to exactly one netdev. */
+#define MRC_PORT		1
+
+/*
+ * Bytes each packet spends on encapsulation: IPv6 (the larger of the two
+ * IP headers) + UDP + the largest MetaRoCE header. The IB MTU a port
+ * reports is the largest one that fits in the netdev MTU after this.
+ * Single constant on purpose: when core/wire.h settles the header size,
+ * only this line changes.
+ */
+#define MRC_ENCAP_OVERHEAD	(40 + 8 + 64)
+
+/* Room for the netdev's addresses, those of its VLAN uppers, and the
+ * default link-local GID; ib_core fills the table, we only size it.
+ */
+#define MRC_GID_TABLE_LEN	128
+
+struct mrc_dev {
+	struct ib_device ibdev;		/* first: ib_alloc_device() wants it */
+	struct net_device *ndev;	/* held by ib_core, see above */
+
+	/* Registry state, under mrc_registry_lock (main.c). */
+	struct list_head registry;	/* empty once dealloc has run */
+	bool live;			/* ib_register_device() returned */
+	bool ndev_gone;			/* netdev left before we were live */
+	enum ib_port_state port_state;	/* last state announced by event */
+
+	/* Unregistration requested from the netdev notifier. */
+	struct work_struct unreg_work;
+};
+
+static inline struct mrc_dev *to_mrc_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct mrc_dev, ibdev);
+}
+
+struct mrc_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+static inline struct mrc_ucontext *to_mrc_ucontext(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct mrc_ucontext, ibuc);
+}
+
+/* device.c: what a device is and what it reports. */
+struct mrc_dev *mrc_dev_alloc(struct net_device *ndev);
+enum ib_port_state mrc_port_state(const struct net_device *ndev);
+
+/* ucontext.c: the userspace handshake. */
+int mrc_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void mrc_dealloc_ucontext(struct ib_ucontext *ibuc);
+int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+
+/* main.c: the registry, told when ib_core deallocates a device. */
+void mrc_registry_forget(struct mrc_dev *dev);
+
+#endif /* _MRC_METAROCE_H */

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The userspace side of a device: a process opens a ucontext (ibv_open_device
+ * in the provider) and learns which ABI the kernel speaks. Queues shared
+ * with userspace will be mapped through mrc_mmap().
+ */
+
+#include <rdma/ib_verbs.h>
+
+#include "metaroce.h"
+
+int mrc_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct metaroce_alloc_ucontext_resp resp = {
+		.abi_version = METAROCE_ABI_VERSION,
+	};
+
+	/* An older provider may ask for less: the layout only ever grows. */
+	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+}
+
+void mrc_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/* Nothing is mappable yet; queues shared with userspace come later. */
+int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
