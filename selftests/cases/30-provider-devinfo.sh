@@ -17,6 +17,7 @@ set -euo pipefail
 MRC=mrc0
 RXE=rxe30
 TIMEOUT=${TIMEOUT:-20}
+CREATED=/tmp/30-provider-devinfo.created	# in the guest
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -54,12 +55,19 @@ wait_state() {
 
 guest_up() {
 	modprobe metaroce || fail "modprobe metaroce"
-	modprobe rdma_rxe || fail "modprobe rdma_rxe"
+	# udev's rdma rules load ib_uverbs on a real host; without it no
+	# /dev/infiniband/uverbsN exists and libibverbs sees no device.
+	modprobe ib_uverbs || fail "modprobe ib_uverbs"
+	# rxe's ICRC needs a crc32 crypto driver; without one its newlink fails.
+	modprobe -a crc32_generic rdma_rxe || fail "modprobe rdma_rxe"
 	for d in $MRC $RXE; do
 		[ ! -e "/sys/class/infiniband/$d" ] || fail "$(hostname): $d exists before the test"
 	done
+	# Only what is recorded here is deleted at the end: never someone else's.
 	rdma link add $MRC type metaroce netdev eth0 || fail "rdma link add $MRC"
+	echo $MRC >> "$CREATED"
 	rdma link add $RXE type rxe netdev eth1 || fail "rdma link add $RXE"
+	echo $RXE >> "$CREATED"
 	[ -e /etc/libibverbs.d/metaroce.driver ] || fail "no metaroce.driver (provider not built?)"
 }
 
@@ -104,22 +112,24 @@ guest_check() {
 guest_admin_down_up() {
 	local keep
 	keep=$(sysctl -n net.ipv6.conf.eth0.keep_addr_on_down)
+	# shellcheck disable=SC2064 # restore the value read now, also on failure
+	trap "ip link set eth0 up; sysctl -qw net.ipv6.conf.eth0.keep_addr_on_down=$keep" EXIT
 	sysctl -qw net.ipv6.conf.eth0.keep_addr_on_down=1
 	ip link set eth0 down
 	wait_state $MRC PORT_DOWN
 	ip link set eth0 up
-	sysctl -qw net.ipv6.conf.eth0.keep_addr_on_down="$keep"
 	wait_state $MRC PORT_ACTIVE
 }
 
 guest_clean() {
-	local rc=0
-	ip link set eth0 up 2>/dev/null || true
-	for d in $MRC $RXE; do
+	local rc=0 d
+	[ -f "$CREATED" ] || return 0
+	while read -r d; do
 		if [ -e "/sys/class/infiniband/$d" ]; then
 			rdma link delete "$d" || rc=1
 		fi
-	done
+	done < "$CREATED"
+	rm -f "$CREATED"
 	return $rc
 }
 
@@ -142,9 +152,10 @@ fi
 SELF=$(readlink -f "$0")
 g() { local vm=$1; shift; "$BED" exec "$vm" -- bash "$SELF" guest "$@"; }
 
+carrier_off=
 cleanup() {
+	[ -z "$carrier_off" ] || "$BED" monitor "$carrier_off" "set_link l0 on" >/dev/null || true
 	for vm in a b; do
-		"$BED" monitor $vm "set_link l0 on" >/dev/null 2>&1 || true
 		g $vm clean || echo "warning: cleanup failed in $vm" >&2
 	done
 }
@@ -156,9 +167,11 @@ done
 for vm in a b; do
 	g $vm check
 
+	carrier_off=$vm
 	"$BED" monitor $vm "set_link l0 off" >/dev/null
 	g $vm wait-state $MRC PORT_DOWN
 	"$BED" monitor $vm "set_link l0 on" >/dev/null
+	carrier_off=
 	g $vm wait-state $MRC PORT_ACTIVE
 
 	g $vm admin-down-up

@@ -106,8 +106,20 @@ static void mrc_uninit_device(struct verbs_device *vdev)
 	free(mrc_container_of(vdev, struct mrc_device, vdev));
 }
 
+/*
+ * Empty, but it must exist: libibverbs 44 walks every provider's match_table
+ * without a NULL check when a device has a known driver_id (an rxe device,
+ * say), so a provider with no table crashes every verbs program on a host
+ * that also has such a device. With only the sentinel, nothing matches by
+ * table and mrc_match_device decides.
+ */
+static const struct verbs_match_ent mrc_match_table[] = {
+	{ .kind = VERBS_MATCH_SENTINEL },
+};
+
 const struct verbs_device_ops mrc_device_ops = {
 	.name = "metaroce",
+	.match_table = mrc_match_table,
 	/*
 	 * The uverbs abi_version is the kernel's ops.uverbs_abi_ver; ours is
 	 * versioned through the sysfs attribute checked above and again in the
