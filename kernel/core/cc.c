@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ECN-driven AIMD per path and per connection, and the receiver's
+ * fair-share rate hint. Rules cited as [CC-n] are in
+ * Documentation/protocol/congestion.rst.
+ */
+#include "cc.h"
+
+#define BYTES_PER_MBIT	125000ull	/* 10^6 bits / 8 */
+#define NSEC_PER_SEC_	1000000000ull
+/* A round is at least this long, so a tiny RTT does not thrash alpha. */
+#define MIN_ROUND_NS	10000ull
+
+void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss)
+{
+	cfg->mss = mss;
+	cfg->init_cwnd = 16 * mss;
+	cfg->min_cwnd = 2 * mss;
+	cfg->max_cwnd = 256 * mss;
+	cfg->conn_init_cwnd = 64 * mss;
+	cfg->conn_max_cwnd = 1024 * mss;
+	cfg->ecn_g_shift = 4;
+	cfg->loss_tol_pm = 250;
+	cfg->delay_target_ns = 200000;
+}
+
+void mrc_cc_path_init(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
+		      u64 now)
+{
+	memset(p, 0, sizeof(*p));
+	p->cwnd = cfg->init_cwnd;
+	p->ssthresh = cfg->max_cwnd;
+	p->alpha = MRC_CC_ONE;	/* DCTCP: the first mark halves */
+	p->round_start = now;
+}
+
+void mrc_cc_conn_init(struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg,
+		      u64 now)
+{
+	memset(c, 0, sizeof(*c));
+	c->cwnd = cfg->conn_init_cwnd;
+	c->ssthresh = cfg->conn_max_cwnd;
+	c->alpha = MRC_CC_ONE;
+	c->round_start = now;
+}
+
+static u32 frac(u32 part, u32 whole)
+{
+	if (!whole)
+		return 0;
+	return (u32)((u64)mrc_min_u32(part, whole) * MRC_CC_ONE / whole);
+}
+
+/* alpha <- (1 - g) alpha + g F, DCTCP's estimator. */
+static u32 ewma_alpha(u32 alpha, u32 f, u32 shift)
+{
+	return alpha - (alpha >> shift) + (f >> shift);
+}
+
+/* cwnd <- cwnd (1 - alpha / 2), DCTCP's decrease ([CC-4]). */
+static u32 ecn_cut(u32 cwnd, u32 alpha, u32 floor)
+{
+	u32 cut = (u32)((u64)cwnd * alpha / (2 * MRC_CC_ONE));
+
+	return mrc_max_u32(cwnd - cut, floor);
+}
+
+static void path_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
+			   u64 now)
+{
+	u32 total = p->r_acked + p->r_lost;
+
+	if (p->r_acked)
+		p->alpha = ewma_alpha(p->alpha, frac(p->r_marked, p->r_acked),
+				      cfg->ecn_g_shift);
+	if (p->r_marked) {
+		p->cwnd = ecn_cut(p->cwnd, p->alpha, cfg->min_cwnd);
+		p->ssthresh = p->cwnd;
+		p->congested = true;
+		p->decreases_ecn++;
+	} else {
+		p->congested = false;
+	}
+
+	/*
+	 * [CC-7] loss: an average over rounds, so one unlucky round at 10%
+	 * random loss does not count; only a lasting rate above loss_tol_pm
+	 * (a queue overflowing without ECN) trims the window, by a quarter.
+	 */
+	if (total) {
+		u32 lp = (u32)((u64)p->r_lost * 1000 / total);
+
+		if (lp > p->loss_pm)
+			p->loss_pm += (lp - p->loss_pm) / 8;
+		else
+			p->loss_pm -= (p->loss_pm - lp) / 8;
+		if (p->r_lost && p->loss_pm > cfg->loss_tol_pm) {
+			p->cwnd = mrc_max_u32(p->cwnd - p->cwnd / 4,
+					      cfg->min_cwnd);
+			p->ssthresh = p->cwnd;
+			p->decreases_loss++;
+		}
+	}
+	p->r_acked = 0;
+	p->r_marked = 0;
+	p->r_lost = 0;
+	p->round_start = now;
+}
+
+/* No __builtin_popcount: in the kernel it becomes a libgcc call. */
+static u32 count_bits(u32 x)
+{
+	x = x - ((x >> 1) & 0x55555555u);
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	x = (x + (x >> 4)) & 0x0f0f0f0fu;
+	return (x * 0x01010101u) >> 24;
+}
+
+static void conn_round_end(struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg,
+			   u32 inflight, u64 now)
+{
+	u32 marked = count_bits(c->marked_paths);
+	u32 active = count_bits(c->active_paths);
+
+	if (c->r_acked)
+		c->alpha = ewma_alpha(c->alpha, frac(c->r_marked, c->r_acked),
+				      cfg->ecn_g_shift);
+	/*
+	 * [CC-5] the connection window reacts only to congestion its paths
+	 * share (marks on at least half of them, e.g. the receiver's link);
+	 * a mark on one path is that path's business and the scheduler
+	 * steers around it.
+	 */
+	if (c->r_marked && 2 * marked >= active) {
+		u32 base = mrc_min_u32(c->cwnd, mrc_max_u32(inflight, cfg->mss));
+
+		c->cwnd = ecn_cut(base, c->alpha, cfg->min_cwnd);
+		c->ssthresh = c->cwnd;
+		c->decreases++;
+	}
+	c->r_acked = 0;
+	c->r_marked = 0;
+	c->marked_paths = 0;
+	c->active_paths = 0;
+	c->round_start = now;
+}
+
+static void grow(u32 *cwnd, u32 *ai_acc, u32 ssthresh, u32 acked, u32 mss,
+		 u32 max)
+{
+	if (*cwnd < ssthresh) {
+		/* [CC-3] slow start: one segment per segment acked */
+		*cwnd += acked;
+	} else {
+		/* [CC-3] congestion avoidance: one segment per window */
+		*ai_acc += acked;
+		while (*ai_acc >= *cwnd) {
+			*ai_acc -= *cwnd;
+			*cwnd += mss;
+		}
+	}
+	if (*cwnd > max)
+		*cwnd = max;
+}
+
+void mrc_cc_on_ack(struct mrc_cc_path *p, struct mrc_cc_conn *c,
+		   const struct mrc_cc_cfg *cfg, u32 path_bit, u64 now,
+		   u32 acked, u32 marked, u64 rtt_ns, u64 srtt_ns,
+		   u32 conn_inflight)
+{
+	u64 round = mrc_max_u64(srtt_ns, MIN_ROUND_NS);
+
+	if (rtt_ns) {
+		if (!p->min_rtt_ns || rtt_ns < p->min_rtt_ns)
+			p->min_rtt_ns = rtt_ns;
+		if (!c->min_rtt_ns || rtt_ns < c->min_rtt_ns)
+			c->min_rtt_ns = rtt_ns;
+		/* [CC-6] a queue without ECN shows as delay: read it as marks. */
+		if (rtt_ns > p->min_rtt_ns +
+		    mrc_max_u64(p->min_rtt_ns, cfg->delay_target_ns))
+			marked = acked;
+	}
+	marked = mrc_min_u32(marked, acked);
+
+	p->r_acked += acked;
+	p->r_marked += marked;
+	if (acked > marked)
+		grow(&p->cwnd, &p->ai_acc, p->ssthresh, acked - marked,
+		     cfg->mss, cfg->max_cwnd);
+
+	c->r_acked += acked;
+	c->r_marked += marked;
+	c->active_paths |= path_bit;
+	if (marked)
+		c->marked_paths |= path_bit;
+	/* grow the connection window only while it is what limits us */
+	if (acked > marked && conn_inflight + 2 * cfg->mss >= c->cwnd / 2)
+		grow(&c->cwnd, &c->ai_acc, c->ssthresh, acked - marked,
+		     cfg->mss, cfg->conn_max_cwnd);
+
+	if (now - p->round_start >= round)
+		path_round_end(p, cfg, now);
+	if (now - c->round_start >= round)
+		conn_round_end(c, cfg, conn_inflight, now);
+}
+
+void mrc_cc_on_loss(struct mrc_cc_path *p, u32 lost)
+{
+	p->r_lost += lost;
+}
+
+void mrc_cc_on_rto(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg)
+{
+	/*
+	 * [CC-8] a timeout means the route may be gone: restart from the
+	 * initial window and regrow in slow start, keeping ssthresh.
+	 */
+	p->cwnd = mrc_min_u32(p->cwnd, cfg->init_cwnd);
+	p->ai_acc = 0;
+}
+
+void mrc_cc_on_hint(struct mrc_cc_conn *c, u32 mbps)
+{
+	c->hint_bps = (u64)mbps * BYTES_PER_MBIT;
+}
+
+u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg)
+{
+	u64 cap;
+
+	if (!c->hint_bps || !c->min_rtt_ns)
+		return c->cwnd;
+	/*
+	 * [CC-12] a window of one hinted rate times the base RTT, plus an
+	 * eighth and two segments of slack, sends at about the hinted rate.
+	 */
+	cap = mrc_min_u64(c->hint_bps, 1ull << 44) / 1024 *
+	      mrc_min_u64(c->min_rtt_ns, 1ull << 28) / (NSEC_PER_SEC_ / 1024);
+	cap += cap / 8 + 2 * cfg->mss;
+	return (u32)mrc_min_u64(c->cwnd, cap);
+}
+
+void mrc_cc_share_init(struct mrc_cc_share *s, u64 capacity_bps, u64 epoch_ns,
+		       u64 now)
+{
+	memset(s, 0, sizeof(*s));
+	s->capacity_bps = capacity_bps;
+	s->epoch_ns = epoch_ns ? epoch_ns : 1;
+	s->epoch_start = now;
+	s->epoch_id = 1;
+}
+
+static void share_roll(struct mrc_cc_share *s, u64 now)
+{
+	if (now - s->epoch_start < s->epoch_ns)
+		return;
+	/* an idle gap of a whole epoch forgets the previous count */
+	s->prev = now - s->epoch_start < 2 * s->epoch_ns ? s->cur : 0;
+	s->cur = 0;
+	s->epoch_id++;
+	s->epoch_start = now;
+}
+
+void mrc_cc_share_note(struct mrc_cc_share *s, u32 *seen, u64 now)
+{
+	share_roll(s, now);
+	if (*seen != s->epoch_id) {
+		*seen = s->epoch_id;
+		s->cur++;
+	}
+}
+
+u32 mrc_cc_share_hint(struct mrc_cc_share *s, u64 now)
+{
+	u32 n;
+	u64 mbps;
+
+	if (!s->capacity_bps)
+		return 0;
+	share_roll(s, now);
+	/* [CC-10] capacity divided evenly among the senders active lately */
+	n = mrc_max_u32(mrc_max_u32(s->cur, s->prev), 1);
+	mbps = s->capacity_bps / n / BYTES_PER_MBIT;
+	return (u32)mrc_min_u64(mrc_max_u64(mbps, 1), 0xffffffffu);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Congestion control: windows per path and per connection, driven by ECN
+ * marks (and RTT inflation read as marks), plus the receiver's fair-share
+ * rate hint. Rules [CC-n]: Documentation/protocol/congestion.rst.
+ *
+ * Loss alone is not read as congestion ([CC-7]): on a lossy fabric without
+ * PFC most loss is corruption or failure, and halving on every loss, as TCP
+ * does, would give away most of the link at 1% loss. Only a smoothed loss
+ * rate far above random-loss levels trims the window.
+ */
+#ifndef MRC_CORE_CC_H
+#define MRC_CORE_CC_H
+
+#include "compat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fixed point for fractions: MRC_CC_ONE is 1.0. */
+#define MRC_CC_ONE		1024u
+
+struct mrc_cc_cfg {
+	u32 mss;		/* payload bytes of a full segment */
+	u32 init_cwnd;		/* per path, bytes */
+	u32 min_cwnd;		/* per path, bytes; >= mss */
+	u32 max_cwnd;		/* per path, bytes */
+	u32 conn_init_cwnd;	/* per connection, bytes */
+	u32 conn_max_cwnd;
+	u32 ecn_g_shift;	/* gain of the marked-fraction average: 2^-shift */
+	u32 loss_tol_pm;	/* smoothed loss, per mille, still read as random */
+	u64 delay_target_ns;	/* RTT above min + max(min, this) counts as a mark */
+};
+
+void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss);
+
+struct mrc_cc_path {
+	u32 cwnd;		/* bytes */
+	u32 ssthresh;
+	u32 alpha;		/* marked fraction, average over rounds */
+	u32 loss_pm;		/* lost fraction, per mille, average over rounds */
+	u32 ai_acc;		/* bytes acked toward the next additive step */
+	u32 r_acked;		/* this round */
+	u32 r_marked;
+	u32 r_lost;
+	u64 round_start;
+	u64 min_rtt_ns;
+	bool congested;		/* the last round ended with marks */
+	/* counters */
+	u64 decreases_ecn;
+	u64 decreases_loss;
+};
+
+struct mrc_cc_conn {
+	u32 cwnd;
+	u32 ssthresh;
+	u32 alpha;
+	u32 ai_acc;
+	u32 r_acked;
+	u32 r_marked;
+	u32 marked_paths;	/* bitmask: paths that saw a mark this round */
+	u32 active_paths;	/* bitmask: paths acked this round */
+	u64 round_start;
+	u64 min_rtt_ns;
+	u64 hint_bps;		/* receiver's fair share, bytes/s; 0: none */
+	u64 decreases;
+};
+
+void mrc_cc_path_init(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
+		      u64 now);
+void mrc_cc_conn_init(struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg,
+		      u64 now);
+
+/*
+ * An ACK on the path with bit @path_bit acknowledged @acked bytes, @marked
+ * of them CE-marked. @rtt_ns is its RTT sample (0: none), @srtt_ns the
+ * path's smoothed RTT (the round length), @conn_inflight the connection's
+ * bytes in flight after the ACK.
+ */
+void mrc_cc_on_ack(struct mrc_cc_path *p, struct mrc_cc_conn *c,
+		   const struct mrc_cc_cfg *cfg, u32 path_bit, u64 now,
+		   u32 acked, u32 marked, u64 rtt_ns, u64 srtt_ns,
+		   u32 conn_inflight);
+
+/* The path declared @lost bytes lost (gap or timeout). */
+void mrc_cc_on_loss(struct mrc_cc_path *p, u32 lost);
+
+/* The path's retransmission timer fired. */
+void mrc_cc_on_rto(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg);
+
+/* The latest rate hint from the peer, Mbit/s as on the wire (0: none). */
+void mrc_cc_on_hint(struct mrc_cc_conn *c, u32 mbps);
+
+/* The connection's window: its own, capped by the hint ([CC-12]). */
+u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg);
+
+/* Bytes the path may still put in flight. */
+static inline u32 mrc_cc_path_room(const struct mrc_cc_path *p, u32 inflight)
+{
+	return p->cwnd > inflight ? p->cwnd - inflight : 0;
+}
+
+/*
+ * Receiver side ([CC-10]): the inbound capacity of one receiver (a device),
+ * shared by every connection that delivers to it. The caller serialises
+ * access (one per device, under its lock, or one per CPU).
+ */
+struct mrc_cc_share {
+	u64 capacity_bps;	/* bytes/s the receiver can take in */
+	u64 epoch_ns;		/* window over which senders count as active */
+	u64 epoch_start;
+	u32 epoch_id;
+	u32 cur;		/* senders seen this epoch */
+	u32 prev;		/* senders seen in the previous epoch */
+};
+
+void mrc_cc_share_init(struct mrc_cc_share *s, u64 capacity_bps, u64 epoch_ns,
+		       u64 now);
+
+/* A data packet of the connection whose marker is @seen arrived at @now. */
+void mrc_cc_share_note(struct mrc_cc_share *s, u32 *seen, u64 now);
+
+/* The fair share to put into an ACK sent at @now, Mbit/s (0: no hint). */
+u32 mrc_cc_share_hint(struct mrc_cc_share *s, u64 now);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MRC_CORE_CC_H */

@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Connection bookkeeping: streams, messages, segments, completions; the
+ * glue between the per-path machines, congestion control and the
+ * scheduler. Rules cited as [REL-n] are in
+ * Documentation/protocol/reliability.rst.
+ */
+#include "conn.h"
+
+enum { TXM_FREE = 0, TXM_POSTED, TXM_DONE, TXM_RETIRED };
+enum { RXM_FREE = 0, RXM_ACTIVE, RXM_DONE, RXM_RETIRED };
+
+#define SEG_USED	0x1
+#define SEG_ACKED	0x2
+#define SEG_QUEUED	0x4
+
+/* Ask for an ACK when the path has fewer free PSNs than this. */
+#define ACK_REQ_ROOM	16
+
+MRC_STATIC_ASSERT((MRC_CONN_MSGS & (MRC_CONN_MSGS - 1)) == 0, "power of 2");
+MRC_STATIC_ASSERT((MRC_TX_SEGS & (MRC_TX_SEGS - 1)) == 0, "power of 2");
+MRC_STATIC_ASSERT(MRC_CONN_MSGS <= 64, "stream_q.known is one u64");
+MRC_STATIC_ASSERT(MRC_MSG_SEG_WND >= MRC_TX_SEGS, "[REL-16]");
+MRC_STATIC_ASSERT(MRC_MAX_PATHS <= 32, "path bitmasks are u32");
+
+void mrc_conn_cfg_default(struct mrc_conn_cfg *cfg, u32 npaths, u32 mss)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->npaths = npaths;
+	cfg->nstreams = 1;
+	cfg->mss = mss;
+	cfg->retry_limit = 7;
+	cfg->seed = 1;
+	mrc_path_cfg_default(&cfg->path);
+	mrc_cc_cfg_default(&cfg->cc, mss);
+	mrc_sched_cfg_default(&cfg->sched);
+}
+
+bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
+{
+	u32 i;
+
+	if (!cfg->npaths || cfg->npaths > MRC_MAX_PATHS || !cfg->nstreams ||
+	    cfg->nstreams > MRC_MAX_STREAMS || cfg->mss < 64 ||
+	    cfg->mss > 0xffff || cfg->cc.min_cwnd < cfg->mss ||
+	    cfg->sched.sport_min > cfg->sched.sport_max)
+		return false;
+
+	memset(c, 0, sizeof(*c));
+	c->cfg = *cfg;
+	mrc_cc_conn_init(&c->cc, &cfg->cc, now);
+	mrc_sched_init(&c->sched, cfg->seed);
+	for (i = 0; i < cfg->npaths; i++) {
+		struct mrc_path *p = &c->path[i];
+
+		p->id = (u8)i;
+		mrc_path_tx_init(&p->tx, &cfg->path, cfg->tx_isn);
+		mrc_path_rx_init(&p->rx, cfg->rx_isn);
+		mrc_cc_path_init(&p->cc, &cfg->cc, now);
+		p->sport = mrc_sched_new_sport(&c->sched, &cfg->sched, c->path, i);
+		/* [PATH-2] connection setup proved the peer reachable */
+		p->state = MRC_PATH_ACTIVE;
+		p->state_since = now;
+	}
+	c->msn_una = cfg->tx_msn;
+	c->msn_nxt = cfg->tx_msn;
+	c->peer_msn_ack = cfg->tx_msn;
+	c->rx_msn_head = cfg->rx_msn;
+	return true;
+}
+
+static struct mrc_tx_segent *segent(struct mrc_conn *c, u32 t)
+{
+	return &c->seg[t % MRC_TX_SEGS];
+}
+
+static struct mrc_tx_msg *txmsg(struct mrc_conn *c, u32 msn)
+{
+	return &c->txm[msn % MRC_CONN_MSGS];
+}
+
+static struct mrc_rx_msg *rxmsg(struct mrc_conn *c, u32 msn)
+{
+	return &c->rxm[msn % MRC_CONN_MSGS];
+}
+
+u32 mrc_conn_inflight(const struct mrc_conn *c)
+{
+	u32 i, sum = 0;
+
+	for (i = 0; i < c->cfg.npaths; i++)
+		sum += c->path[i].tx.inflight_bytes;
+	return sum;
+}
+
+/* ---- sender ---- */
+
+bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
+		      u32 *msn)
+{
+	struct mrc_stream_q *st;
+	struct mrc_tx_msg *m;
+	u32 n;
+
+	if (c->error || stream >= c->cfg.nstreams || len > MRC_WIRE_MAX_MSG_LEN ||
+	    c->msn_nxt - c->msn_una >= MRC_CONN_MSGS)
+		return false;
+	st = &c->txs[stream];
+	n = c->msn_nxt++;
+	m = txmsg(c, n);
+	memset(m, 0, sizeof(*m));
+	m->cookie = cookie;
+	m->len = len;
+	m->ssn = st->ssn_tail++;
+	m->stream = (u16)stream;
+	m->state = TXM_POSTED;
+	st->msn_of[m->ssn % MRC_CONN_MSGS] = n;
+	if (msn)
+		*msn = n;
+	return true;
+}
+
+static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
+		 struct mrc_tx_seg *seg)
+{
+	struct mrc_tx_segent *e = segent(c, t);
+	struct mrc_tx_msg *m = txmsg(c, e->msn);
+	struct mrc_path *p = &c->path[pi];
+
+	seg->psn = mrc_path_tx_send(&p->tx, now, t, e->len);
+	seg->msg_cookie = m->cookie;
+	seg->msn = e->msn;
+	seg->ssn = m->ssn;
+	seg->tsval = (u32)now;
+	seg->offset = e->offset;
+	seg->len = e->len;
+	seg->total_len = m->len;
+	seg->stream = m->stream;
+	seg->sport = p->sport;
+	seg->path_id = p->id;
+	if (!e->offset)
+		flags |= MRC_F_FIRST;
+	if (e->offset + e->len == m->len)
+		flags |= MRC_F_LAST;
+	/* [REL-14] ask for an ACK where waiting for one would cost time */
+	if ((flags & MRC_F_LAST) || mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM)
+		flags |= MRC_F_ACK_REQ;
+	seg->flags = flags;
+	c->stats.tx_segs++;
+}
+
+/* The connection window lets @len more bytes go ([CC-2]). */
+static bool conn_room(struct mrc_conn *c, u32 len)
+{
+	u32 inflight = mrc_conn_inflight(c);
+
+	return !inflight ||
+	       inflight + len <= mrc_cc_conn_window(&c->cc, &c->cfg.cc);
+}
+
+static bool tx_resend(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
+{
+	while (c->rq_head != c->rq_tail) {
+		u32 t = c->rq[c->rq_head % MRC_TX_SEGS];
+		struct mrc_tx_segent *e = segent(c, t);
+		int pi;
+
+		if (!(e->flags & SEG_QUEUED)) {
+			/* acked while it waited */
+			c->rq_head++;
+			continue;
+		}
+		if (!conn_room(c, e->len))
+			return false;
+		pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, e->len);
+		if (pi < 0)
+			return false;
+		c->rq_head++;
+		e->flags &= ~SEG_QUEUED;
+		emit(c, now, t, pi, MRC_F_RETX, seg);
+		c->stats.tx_resends++;
+		return true;
+	}
+	return false;
+}
+
+bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
+{
+	struct mrc_tx_segent *e;
+	struct mrc_tx_msg *m = NULL;
+	u32 k, s = 0, len, t;
+	int pi;
+
+	if (c->error)
+		return false;
+	/* [REL-8] a lost segment goes before any new one */
+	if (c->rq_head != c->rq_tail)
+		return tx_resend(c, now, seg);
+	if (c->tx_nxt - c->tx_una >= MRC_TX_SEGS)
+		return false;
+
+	for (k = 0; k < c->cfg.nstreams; k++) {
+		struct mrc_stream_q *st;
+		u32 msn;
+
+		s = (c->tx_rr + k) % c->cfg.nstreams;
+		st = &c->txs[s];
+		if (st->ssn_send == st->ssn_tail)
+			continue;
+		msn = st->msn_of[st->ssn_send % MRC_CONN_MSGS];
+		/* [REL-18] the peer has room for this MSN */
+		if (msn - c->peer_msn_ack >= MRC_CONN_MSGS)
+			continue;
+		m = txmsg(c, msn);
+		break;
+	}
+	if (!m)
+		return false;
+	len = mrc_min_u32(c->cfg.mss, m->len - m->next_off);
+	if (!conn_room(c, len))
+		return false;
+	pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, len);
+	if (pi < 0)
+		return false;
+
+	t = c->tx_nxt++;
+	e = segent(c, t);
+	e->msn = c->txs[s].msn_of[c->txs[s].ssn_send % MRC_CONN_MSGS];
+	e->offset = m->next_off;
+	e->len = (u16)len;
+	e->flags = SEG_USED;
+	e->rto_count = 0;
+	m->next_off += len;
+	m->segs_out++;
+	if (m->next_off == m->len) {
+		m->all_sent = true;
+		c->txs[s].ssn_send++;
+	}
+	c->tx_rr = s + 1;
+	emit(c, now, t, pi, 0, seg);
+	return true;
+}
+
+static void seg_acked(struct mrc_conn *c, u32 t)
+{
+	struct mrc_tx_segent *e;
+	struct mrc_tx_msg *m;
+
+	if (t - c->tx_una >= c->tx_nxt - c->tx_una)
+		return;		/* settled long ago */
+	e = segent(c, t);
+	if (!(e->flags & SEG_USED) || (e->flags & SEG_ACKED))
+		return;
+	e->flags = SEG_USED | SEG_ACKED;	/* also leaves the resend queue */
+	m = txmsg(c, e->msn);
+	m->segs_out--;
+	if (m->all_sent && !m->segs_out)
+		m->state = TXM_DONE;
+	while (c->tx_una != c->tx_nxt && (segent(c, c->tx_una)->flags & SEG_ACKED)) {
+		segent(c, c->tx_una)->flags = 0;
+		c->tx_una++;
+	}
+}
+
+static void seg_lost(struct mrc_conn *c, u32 t, bool timeout)
+{
+	struct mrc_tx_segent *e;
+
+	if (t - c->tx_una >= c->tx_nxt - c->tx_una)
+		return;
+	e = segent(c, t);
+	if (!(e->flags & SEG_USED) || (e->flags & (SEG_ACKED | SEG_QUEUED)))
+		return;
+	/*
+	 * [REL-12] only timeouts count against the retry limit: a gap proves
+	 * the peer alive and answering, however lossy the path.
+	 */
+	if (timeout && ++e->rto_count > c->cfg.retry_limit) {
+		c->error = MRC_CONN_E_RETRY;
+		return;
+	}
+	e->flags |= SEG_QUEUED;
+	c->rq[c->rq_tail++ % MRC_TX_SEGS] = t;
+}
+
+bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack)
+{
+	struct mrc_path_events ev = { .acked = c->ev_acked, .lost = c->ev_lost };
+	struct mrc_path *p;
+	u64 rtt = 0;
+	u32 i, ce, marked, r;
+
+	if (ack->path_id >= c->cfg.npaths ||
+	    mrc_seq_after(ack->msn_ack, c->msn_nxt)) {
+		c->stats.acks_invalid++;
+		return false;
+	}
+	p = &c->path[ack->path_id];
+	/* [REL-3] RTT from the echoed timestamp, less the ACK's hold time */
+	r = (u32)now - ack->tsecr - ack->ack_delay;
+	if ((s32)r > 0)
+		rtt = r;
+	if (mrc_path_tx_on_ack(&p->tx, &c->cfg.path, now, &ack->sack, rtt,
+			       &ev) != MRC_ACK_OK) {
+		c->stats.acks_invalid++;
+		return false;
+	}
+	c->stats.acks_rcvd++;
+	if (!ev.n_acked)
+		rtt = 0;	/* a repeated ACK says nothing new about delay */
+
+	for (i = 0; i < ev.n_acked; i++)
+		seg_acked(c, ev.acked[i]);
+	for (i = 0; i < ev.n_lost; i++)
+		seg_lost(c, ev.lost[i], false);
+
+	/* [CC-1] CE count is cumulative per path: marks since the last ACK */
+	ce = ack->ce_count - p->ce_seen;
+	if ((s32)ce < 0)
+		ce = 0;
+	else
+		p->ce_seen = ack->ce_count;
+	marked = (u32)mrc_min_u64((u64)ce * c->cfg.mss, ev.acked_bytes);
+
+	if (ev.lost_bytes)
+		mrc_cc_on_loss(&p->cc, ev.lost_bytes);
+	mrc_cc_on_ack(&p->cc, &c->cc, &c->cfg.cc, 1u << ack->path_id, now,
+		      ev.acked_bytes, marked, rtt, p->tx.srtt_ns,
+		      mrc_conn_inflight(c));
+	mrc_cc_on_hint(&c->cc, ack->rate_hint);
+	if (mrc_seq_after(ack->msn_ack, c->peer_msn_ack))
+		c->peer_msn_ack = ack->msn_ack;
+	if (ev.n_acked)
+		mrc_sched_on_ack(p, now);
+	return true;
+}
+
+bool mrc_conn_tx_poll(struct mrc_conn *c, struct mrc_completion *done)
+{
+	u32 k;
+
+	for (k = 0; k < c->cfg.nstreams; k++) {
+		u32 s = (c->cq_rr + k) % c->cfg.nstreams;
+		struct mrc_stream_q *st = &c->txs[s];
+		struct mrc_tx_msg *m;
+		u32 msn;
+
+		if (st->ssn_head == st->ssn_tail)
+			continue;
+		msn = st->msn_of[st->ssn_head % MRC_CONN_MSGS];
+		m = txmsg(c, msn);
+		/* [REL-19] in posting order; after an error, flush with it */
+		if (m->state != TXM_DONE && !c->error)
+			continue;
+		done->cookie = m->cookie;
+		done->msn = msn;
+		done->ssn = m->ssn;
+		done->len = m->len;
+		done->stream = (u16)s;
+		done->status = m->state == TXM_DONE ? MRC_CONN_OK : c->error;
+		m->state = TXM_RETIRED;
+		st->ssn_head++;
+		if (mrc_seq_before(st->ssn_send, st->ssn_head))
+			st->ssn_send = st->ssn_head;
+		while (c->msn_una != c->msn_nxt &&
+		       txmsg(c, c->msn_una)->state == TXM_RETIRED) {
+			txmsg(c, c->msn_una)->state = TXM_FREE;
+			c->msn_una++;
+		}
+		c->cq_rr = s + 1;
+		c->stats.tx_msgs++;
+		return true;
+	}
+	return false;
+}
+
+/* ---- receiver ---- */
+
+static enum mrc_rx_verdict rx_invalid(struct mrc_conn *c)
+{
+	c->error = MRC_CONN_E_PROTO;
+	return MRC_RX_INVALID;
+}
+
+static bool segbit(const struct mrc_rx_msg *m, u32 seg)
+{
+	u32 b = seg % MRC_MSG_SEG_WND;
+
+	return m->segs[b / 64] >> (b % 64) & 1;
+}
+
+static void segbit_flip(struct mrc_rx_msg *m, u32 seg)
+{
+	u32 b = seg % MRC_MSG_SEG_WND;
+
+	m->segs[b / 64] ^= 1ull << (b % 64);
+}
+
+/*
+ * Find or open the message @seg belongs to. Returns NULL (and sets
+ * *@verdict) if the segment is a duplicate or breaks a rule.
+ */
+static struct mrc_rx_msg *rx_msg_of(struct mrc_conn *c,
+				    const struct mrc_rx_seg *seg,
+				    enum mrc_rx_verdict *verdict)
+{
+	struct mrc_stream_q *st = &c->rxs[seg->stream];
+	struct mrc_rx_msg *m;
+	u32 si = seg->ssn % MRC_CONN_MSGS;
+
+	*verdict = MRC_RX_DUP;
+	if (mrc_seq_before(seg->msn, c->rx_msn_head))
+		return NULL;	/* completed and reported */
+	if (seg->msn - c->rx_msn_head >= MRC_CONN_MSGS) {
+		*verdict = rx_invalid(c);	/* [REL-18] beyond our window */
+		return NULL;
+	}
+	m = rxmsg(c, seg->msn);
+	if (m->state == RXM_RETIRED)
+		return NULL;
+	if (m->state == RXM_FREE) {
+		/* [REL-17] an SSN lives in its stream's window, once */
+		if (mrc_seq_before(seg->ssn, st->ssn_head) ||
+		    seg->ssn - st->ssn_head >= MRC_CONN_MSGS ||
+		    (st->known >> si & 1)) {
+			*verdict = rx_invalid(c);
+			return NULL;
+		}
+		memset(m, 0, sizeof(*m));
+		m->total = seg->total_len;
+		m->ssn = seg->ssn;
+		m->stream = seg->stream;
+		m->nsegs = seg->total_len ?
+			   (seg->total_len - 1) / c->cfg.mss + 1 : 1;
+		m->state = RXM_ACTIVE;
+		st->msn_of[si] = seg->msn;
+		st->known |= 1ull << si;
+	} else if (m->total != seg->total_len || m->ssn != seg->ssn ||
+		   m->stream != seg->stream) {
+		/* [REL-17] every segment of a message agrees on its identity */
+		*verdict = rx_invalid(c);
+		return NULL;
+	}
+	return m;
+}
+
+enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
+				     const struct mrc_rx_seg *seg,
+				     struct mrc_cc_share *share)
+{
+	struct mrc_path_rx *rx;
+	struct mrc_rx_msg *m;
+	enum mrc_rx_verdict v;
+	u32 idx;
+
+	if (c->error)
+		return MRC_RX_DROP;
+	/* [REL-15] segmentation is exact: offset / mss names the segment */
+	if (seg->path_id >= c->cfg.npaths || seg->stream >= c->cfg.nstreams ||
+	    seg->total_len > MRC_WIRE_MAX_MSG_LEN ||
+	    seg->offset % c->cfg.mss ||
+	    (seg->total_len ? seg->offset >= seg->total_len : seg->offset) ||
+	    seg->len != mrc_min_u32(c->cfg.mss, seg->total_len - seg->offset))
+		return rx_invalid(c);
+
+	rx = &c->path[seg->path_id].rx;
+	switch (mrc_path_rx_check(rx, seg->psn)) {
+	case MRC_RX_PSN_NEW:
+		break;
+	case MRC_RX_PSN_DUP:
+		/* [REL-6] a copy the network made, or one we gave up on */
+		mrc_path_rx_note_dup(rx, now, seg->ce, seg->tsval);
+		c->stats.rx_dup++;
+		return MRC_RX_DUP;
+	default:
+		c->stats.rx_drop++;
+		return MRC_RX_DROP;
+	}
+
+	if (share)
+		mrc_cc_share_note(share, &c->share_seen, now);
+	m = rx_msg_of(c, seg, &v);
+	if (!m) {
+		if (v == MRC_RX_INVALID)
+			return v;
+		goto dup;
+	}
+	idx = seg->offset / c->cfg.mss;
+	if (mrc_seq_before(idx, m->seg_cum) || segbit(m, idx))
+		goto dup;
+	if (idx - m->seg_cum >= MRC_MSG_SEG_WND)
+		return rx_invalid(c);	/* [REL-16] */
+
+	/* [REL-15] new: mark it placed, exactly once */
+	segbit_flip(m, idx);
+	while (m->seg_cum != m->nsegs && segbit(m, m->seg_cum)) {
+		segbit_flip(m, m->seg_cum);
+		m->seg_cum++;
+	}
+	m->placed += seg->len;
+	if (m->seg_cum == m->nsegs)
+		m->state = RXM_DONE;
+	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval,
+			   seg->flags & MRC_F_ACK_REQ);
+	c->stats.rx_new++;
+	return MRC_RX_NEW;
+
+dup:
+	/*
+	 * A new PSN carrying data already placed: a resend whose original
+	 * arrived after all. The path must still count the PSN.
+	 */
+	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, true);
+	c->stats.rx_dup++;
+	return MRC_RX_DUP;
+}
+
+bool mrc_conn_rx_poll(struct mrc_conn *c, struct mrc_completion *done)
+{
+	u32 k;
+
+	for (k = 0; k < c->cfg.nstreams; k++) {
+		u32 s = (c->rcq_rr + k) % c->cfg.nstreams;
+		struct mrc_stream_q *st = &c->rxs[s];
+		u32 si = st->ssn_head % MRC_CONN_MSGS;
+		struct mrc_rx_msg *m;
+		u32 msn;
+
+		if (!(st->known >> si & 1))
+			continue;
+		msn = st->msn_of[si];
+		m = rxmsg(c, msn);
+		/* [REL-19] per stream, in SSN order */
+		if (m->state != RXM_DONE)
+			continue;
+		done->cookie = 0;
+		done->msn = msn;
+		done->ssn = m->ssn;
+		done->len = m->total;
+		done->stream = (u16)s;
+		done->status = MRC_CONN_OK;
+		m->state = RXM_RETIRED;
+		st->known &= ~(1ull << si);
+		st->ssn_head++;
+		while (rxmsg(c, c->rx_msn_head)->state == RXM_RETIRED) {
+			rxmsg(c, c->rx_msn_head)->state = RXM_FREE;
+			c->rx_msn_head++;
+		}
+		c->rcq_rr = s + 1;
+		c->stats.rx_msgs++;
+		return true;
+	}
+	return false;
+}
+
+bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
+		       struct mrc_ack_info *ack)
+{
+	u32 k;
+
+	for (k = 0; k < c->cfg.npaths; k++) {
+		u32 i = (c->ack_rr + k) % c->cfg.npaths;
+		struct mrc_path_rx *rx = &c->path[i].rx;
+
+		if (!mrc_path_rx_ack_due(rx, &c->cfg.path, now))
+			continue;
+		mrc_path_rx_build_ack(rx, now, &ack->sack, &ack->ce_count,
+				      &ack->tsecr, &ack->ack_delay);
+		ack->path_id = (u8)i;
+		ack->msn_ack = c->rx_msn_head;
+		ack->rate_hint = share ? mrc_cc_share_hint(share, now) : 0;
+		c->ack_rr = i + 1;
+		c->stats.acks_sent++;
+		return true;
+	}
+	return false;
+}
+
+/* ---- time ---- */
+
+u64 mrc_conn_deadline(const struct mrc_conn *c)
+{
+	u64 t = mrc_sched_deadline(&c->cfg.sched, c->path, c->cfg.npaths);
+	u32 i;
+
+	for (i = 0; i < c->cfg.npaths; i++) {
+		const struct mrc_path *p = &c->path[i];
+
+		if (p->tx.rto_deadline)
+			t = mrc_min_u64(t, p->tx.rto_deadline);
+		t = mrc_min_u64(t, mrc_path_rx_ack_deadline(&p->rx, &c->cfg.path));
+	}
+	return t;
+}
+
+void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
+{
+	struct mrc_path_events ev = { .acked = c->ev_acked, .lost = c->ev_lost };
+	u32 i, j;
+
+	for (i = 0; i < c->cfg.npaths; i++) {
+		struct mrc_path *p = &c->path[i];
+
+		if (!mrc_path_tx_on_timer(&p->tx, &c->cfg.path, now, &ev))
+			continue;
+		for (j = 0; j < ev.n_lost; j++)
+			seg_lost(c, ev.lost[j], true);
+		mrc_cc_on_rto(&p->cc, &c->cfg.cc);
+		mrc_sched_on_rto(p, &c->cfg.sched, now);
+	}
+	mrc_sched_maintain(&c->sched, &c->cfg.sched, c->path, c->cfg.npaths,
+			   &c->cfg.path, &c->cfg.cc, now);
+}
+
+/* ---- glue to the wire format ---- */
+
+bool mrc_conn_rx_seg_from_pkt(const struct mrc_pkt *pkt, bool ce,
+			      struct mrc_rx_seg *seg)
+{
+	seg->offset = 0;
+	seg->total_len = 0;
+	switch (pkt->type) {
+	case MRC_PKT_SEND:
+		seg->offset = pkt->send.offset;
+		seg->total_len = pkt->send.total_len;
+		break;
+	case MRC_PKT_WRITE:
+		seg->offset = pkt->write.offset;
+		seg->total_len = pkt->write.total_len;
+		break;
+	case MRC_PKT_READ_RESP:
+		seg->offset = pkt->read_resp.offset;
+		seg->total_len = pkt->read_resp.total_len;
+		break;
+	case MRC_PKT_READ_REQ:
+	case MRC_PKT_ATOMIC:
+	case MRC_PKT_ATOMIC_RESP:
+		/* one empty segment: the request lives in the header */
+		break;
+	default:
+		return false;
+	}
+	seg->psn = pkt->psn;
+	seg->msn = pkt->msn;
+	seg->ssn = pkt->ssn;
+	seg->tsval = pkt->tsval;
+	seg->len = pkt->payload_len;
+	seg->stream = pkt->stream_id;
+	seg->flags = pkt->flags;
+	seg->path_id = pkt->path_id;
+	seg->ce = ce;
+	return true;
+}
+
+void mrc_conn_ack_from_pkt(const struct mrc_pkt *pkt, struct mrc_ack_info *ack)
+{
+	ack->path_id = pkt->path_id;
+	ack->sack.cum = pkt->ack.cum_psn;
+	memcpy(ack->sack.bits, pkt->ack.sack, sizeof(ack->sack.bits));
+	ack->ce_count = pkt->ack.ce_count;
+	ack->tsecr = pkt->ack.tsecr;
+	ack->ack_delay = pkt->ack.ack_delay;
+	ack->msn_ack = pkt->ack.msn_ack;
+	ack->rate_hint = pkt->ack.rate_hint;
+}
+
+void mrc_conn_ack_to_pkt(const struct mrc_ack_info *ack, struct mrc_pkt *pkt)
+{
+	pkt->type = MRC_PKT_ACK;
+	pkt->path_id = ack->path_id;
+	pkt->psn = 0;
+	pkt->ack.cum_psn = ack->sack.cum;
+	memcpy(pkt->ack.sack, ack->sack.bits, sizeof(pkt->ack.sack));
+	pkt->ack.ce_count = ack->ce_count;
+	pkt->ack.tsecr = ack->tsecr;
+	pkt->ack.ack_delay = ack->ack_delay;
+	pkt->ack.msn_ack = ack->msn_ack;
+	pkt->ack.rate_hint = ack->rate_hint;
+}

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A MetaRoCE connection as the portable core sees it: N paths, several
+ * independent ordered streams, and per-message bookkeeping in both
+ * directions.
+ *
+ * Sender: the caller posts messages on streams; mrc_conn_tx_next() hands
+ * out one segment at a time (resends first), already given a path, PSN and
+ * header fields; ACKs and timers turn into resends and, per stream and in
+ * posting order, completions.
+ *
+ * Receiver: mrc_conn_rx_data() says whether a segment is new (place it),
+ * a duplicate, or a protocol violation; messages complete when every
+ * segment was placed exactly once, and are reported per stream in order;
+ * mrc_conn_ack_next() builds the ACKs that fall due.
+ *
+ * A message is cut into segments of exactly cfg.mss bytes (the last one
+ * shorter; an empty message is one empty segment), so a receiver names a
+ * segment by (MSN, offset / mss) and needs no reorder buffer ([REL-15]).
+ *
+ * The caller provides the memory (struct mrc_conn is large and fixed), the
+ * time and the serialisation; nothing here allocates, sleeps or locks.
+ */
+#ifndef MRC_CORE_CONN_H
+#define MRC_CORE_CONN_H
+
+#include "compat.h"
+#include "wire.h"
+#include "path.h"
+#include "cc.h"
+#include "sched.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MRC_MAX_PATHS		8
+#define MRC_MAX_STREAMS		8
+/* Messages in progress per connection and direction: the MSN window. */
+#define MRC_CONN_MSGS		64
+/* Segments in flight per connection: the sender's segment table. */
+#define MRC_TX_SEGS		1024
+/* Receiver's per-message segment window; see [REL-16] for why it suffices. */
+#define MRC_MSG_SEG_WND		MRC_TX_SEGS
+
+struct mrc_conn_cfg {
+	u32 npaths;		/* 1..MRC_MAX_PATHS */
+	u32 nstreams;		/* 1..MRC_MAX_STREAMS */
+	u32 mss;		/* segment payload bytes, agreed by both ends */
+	u32 tx_isn;		/* first PSN of each of our paths */
+	u32 rx_isn;		/* first PSN of each of the peer's paths */
+	u32 tx_msn;		/* first MSN we send */
+	u32 rx_msn;		/* first MSN the peer sends */
+	u32 retry_limit;	/* timeouts one segment survives ([REL-12]) */
+	u64 seed;		/* source-port choice */
+	struct mrc_path_cfg path;
+	struct mrc_cc_cfg cc;
+	struct mrc_sched_cfg sched;
+};
+
+void mrc_conn_cfg_default(struct mrc_conn_cfg *cfg, u32 npaths, u32 mss);
+
+enum mrc_conn_error {
+	MRC_CONN_OK = 0,
+	MRC_CONN_E_RETRY,	/* a segment ran out of retries ([REL-12]) */
+	MRC_CONN_E_PROTO,	/* the peer broke a rule ([REL-17]) */
+};
+
+/* One segment to transmit, as mrc_conn_tx_next() decided it. */
+struct mrc_tx_seg {
+	u64 msg_cookie;		/* the caller's cookie for the message */
+	u32 psn;
+	u32 msn;
+	u32 ssn;
+	u32 tsval;		/* (u32)now */
+	u32 offset;		/* of the payload in the message */
+	u32 len;
+	u32 total_len;
+	u16 stream;
+	u16 sport;		/* UDP source port of the path */
+	u16 flags;		/* MRC_F_FIRST, _LAST, _RETX, _ACK_REQ */
+	u8 path_id;
+};
+
+/* The parts of a received sequenced packet the core looks at. */
+struct mrc_rx_seg {
+	u32 psn;
+	u32 msn;
+	u32 ssn;
+	u32 tsval;
+	u32 offset;
+	u32 len;
+	u32 total_len;
+	u16 stream;
+	u16 flags;
+	u8 path_id;
+	bool ce;		/* the IP header carried ECN CE */
+};
+
+/* The parts of an ACK the core looks at. */
+struct mrc_ack_info {
+	struct mrc_sack sack;
+	u32 ce_count;
+	u32 tsecr;
+	u32 ack_delay;
+	u32 msn_ack;
+	u32 rate_hint;		/* Mbit/s, 0: none */
+	u8 path_id;
+};
+
+enum mrc_rx_verdict {
+	MRC_RX_NEW = 0,		/* place the payload now */
+	MRC_RX_DUP,		/* already placed: drop (an ACK will follow) */
+	MRC_RX_DROP,		/* stale or implausible PSN: drop silently */
+	MRC_RX_INVALID,		/* protocol violation: connection now in error */
+};
+
+struct mrc_completion {
+	u64 cookie;		/* sender: the posted cookie; receiver: 0 */
+	u32 msn;
+	u32 ssn;
+	u32 len;
+	u16 stream;
+	u8 status;		/* enum mrc_conn_error: OK or why it failed */
+};
+
+/* ---- internal state; fields are read by tests and stats ---- */
+
+struct mrc_tx_msg {
+	u64 cookie;
+	u32 len;
+	u32 next_off;		/* first byte not yet sent */
+	u32 segs_out;		/* segments sent and not yet acked */
+	u32 ssn;
+	u16 stream;
+	u8 state;
+	bool all_sent;
+};
+
+struct mrc_tx_segent {
+	u32 msn;
+	u32 offset;
+	u16 len;
+	u8 flags;
+	u8 rto_count;
+};
+
+struct mrc_stream_q {
+	u32 ssn_head;		/* oldest message not yet completed */
+	u32 ssn_send;		/* tx: oldest message with bytes unsent */
+	u32 ssn_tail;		/* tx: next SSN to post */
+	u64 known;		/* rx: bit (ssn % MSGS): msn_of[] is valid */
+	u32 msn_of[MRC_CONN_MSGS];	/* SSN % MSGS -> MSN */
+};
+
+struct mrc_rx_msg {
+	u32 total;
+	u32 placed;		/* bytes, for stats */
+	u32 ssn;
+	u32 seg_cum;		/* segments before it are all placed */
+	u32 nsegs;
+	u16 stream;
+	u8 state;
+	u64 segs[MRC_MSG_SEG_WND / 64];	/* bit (seg % WND): placed */
+};
+
+struct mrc_conn_stats {
+	u64 tx_segs;
+	u64 tx_resends;
+	u64 tx_msgs;
+	u64 rx_new;
+	u64 rx_dup;
+	u64 rx_drop;
+	u64 rx_msgs;
+	u64 acks_sent;
+	u64 acks_rcvd;
+	u64 acks_invalid;
+};
+
+struct mrc_conn {
+	struct mrc_conn_cfg cfg;
+	struct mrc_path path[MRC_MAX_PATHS];
+	struct mrc_cc_conn cc;
+	struct mrc_sched sched;
+	u8 error;		/* enum mrc_conn_error */
+	u32 share_seen;		/* marker for mrc_cc_share_note() */
+
+	/* sender */
+	u32 tx_una;		/* oldest segment-table entry not yet acked */
+	u32 tx_nxt;
+	u32 msn_una;		/* oldest MSN whose slot is not free */
+	u32 msn_nxt;		/* next MSN to post */
+	u32 peer_msn_ack;	/* peer completed every MSN before this */
+	u32 rq_head;		/* resend queue of segment-table indices */
+	u32 rq_tail;
+	u32 tx_rr;		/* stream round robin, sending */
+	u32 cq_rr;		/* stream round robin, completions */
+	struct mrc_tx_segent seg[MRC_TX_SEGS];
+	u32 rq[MRC_TX_SEGS];
+	struct mrc_tx_msg txm[MRC_CONN_MSGS];
+	struct mrc_stream_q txs[MRC_MAX_STREAMS];
+
+	/* receiver */
+	u32 rx_msn_head;	/* oldest MSN not yet completed and reported */
+	u32 rcq_rr;
+	struct mrc_rx_msg rxm[MRC_CONN_MSGS];
+	struct mrc_stream_q rxs[MRC_MAX_STREAMS];
+	u32 ack_rr;
+
+	struct mrc_conn_stats stats;
+	/* scratch for path events: the core is not reentrant per connection */
+	u32 ev_acked[MRC_PATH_WND];
+	u32 ev_lost[MRC_PATH_WND];
+};
+
+/* Returns false if @cfg is out of range. */
+bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now);
+
+/* ---- sender ---- */
+
+/*
+ * Queue a message of @len bytes on @stream. Returns false when the
+ * connection has MRC_CONN_MSGS messages in progress (post later), the
+ * stream is out of range, or the connection is in error.
+ */
+bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
+		      u32 *msn);
+
+/* The next segment to send at @now, if windows allow; false if none. */
+bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg);
+
+/* Apply an ACK. Returns false (and ignores it) if it is invalid. */
+bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack);
+
+/* Next sender completion, in posting order per stream; false if none. */
+bool mrc_conn_tx_poll(struct mrc_conn *c, struct mrc_completion *done);
+
+/* Bytes in flight over all paths. */
+u32 mrc_conn_inflight(const struct mrc_conn *c);
+
+/* ---- receiver ---- */
+
+enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
+				     const struct mrc_rx_seg *seg,
+				     struct mrc_cc_share *share);
+
+/* Next receiver completion, in SSN order per stream; false if none. */
+bool mrc_conn_rx_poll(struct mrc_conn *c, struct mrc_completion *done);
+
+/* Build the next ACK that is due at @now; false if none. */
+bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
+		       struct mrc_ack_info *ack);
+
+/* ---- time ---- */
+
+/* When mrc_conn_on_timer() next has work; U64 max if never. */
+u64 mrc_conn_deadline(const struct mrc_conn *c);
+
+/* Run the timers due at @now (retransmission, path re-probing). */
+void mrc_conn_on_timer(struct mrc_conn *c, u64 now);
+
+/* ---- glue to the wire format ---- */
+
+/* Fill @seg from a parsed sequenced packet; false if it is not one. */
+bool mrc_conn_rx_seg_from_pkt(const struct mrc_pkt *pkt, bool ce,
+			      struct mrc_rx_seg *seg);
+
+/* Fill @ack from a parsed ACK packet. */
+void mrc_conn_ack_from_pkt(const struct mrc_pkt *pkt, struct mrc_ack_info *ack);
+
+/* Fill the ACK fields of @pkt (type, path, ack extension) from @ack. */
+void mrc_conn_ack_to_pkt(const struct mrc_ack_info *ack, struct mrc_pkt *pkt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MRC_CORE_CONN_H */

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Per-path sequence state: the sender's in-flight slots, SACK processing,
+ * gap loss detection and RFC 6298 timer; the receiver's 256-bit window.
+ * Rules cited as [REL-n] are in Documentation/protocol/reliability.rst.
+ */
+#include "path.h"
+
+#define NSEC_PER_USEC_	1000ull
+#define NSEC_PER_MSEC_	1000000ull
+
+void mrc_path_cfg_default(struct mrc_path_cfg *cfg)
+{
+	cfg->rto_init_ns = 5 * NSEC_PER_MSEC_;
+	cfg->rto_min_ns = 2 * NSEC_PER_MSEC_;
+	cfg->rto_max_ns = 500 * NSEC_PER_MSEC_;
+	cfg->reorder_pkts = 1;
+	cfg->ack_every = 4;
+	cfg->ack_delay_ns = 20 * NSEC_PER_USEC_;
+}
+
+/* ---- 256-bit bitmap helpers: bit i of the window is bits[i / 64] bit i % 64 ---- */
+
+static bool bm_test(const u64 *bits, u32 i)
+{
+	return bits[i / 64] >> (i % 64) & 1;
+}
+
+static void bm_set(u64 *bits, u32 i)
+{
+	bits[i / 64] |= 1ull << (i % 64);
+}
+
+/* Shift the window down by @n bits: bit i takes the value of bit i + n. */
+static void bm_shift(u64 *bits, u32 n)
+{
+	u32 words = n / 64, sh = n % 64, i;
+
+	if (n >= MRC_SACK_BITS) {
+		memset(bits, 0, MRC_SACK_WORDS * sizeof(*bits));
+		return;
+	}
+	for (i = 0; i < MRC_SACK_WORDS; i++) {
+		u64 lo = i + words < MRC_SACK_WORDS ? bits[i + words] : 0;
+		u64 hi = i + words + 1 < MRC_SACK_WORDS ? bits[i + words + 1] : 0;
+
+		bits[i] = sh ? lo >> sh | hi << (64 - sh) : lo;
+	}
+}
+
+/* Number of consecutive set bits starting at bit 0. */
+static u32 bm_trailing_ones(const u64 *bits)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < MRC_SACK_WORDS; i++) {
+		if (bits[i] == ~0ull) {
+			n += 64;
+			continue;
+		}
+		return n + (u32)__builtin_ctzll(~bits[i]);
+	}
+	return n;
+}
+
+/* ---- sender half ---- */
+
+void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg)
+{
+	tx->srtt_ns = 0;
+	tx->rttvar_ns = 0;
+	tx->min_rtt_ns = 0;
+	tx->rto_ns = cfg->rto_init_ns;
+}
+
+void mrc_path_tx_init(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+		      u32 isn)
+{
+	memset(tx, 0, sizeof(*tx));
+	tx->snd_una = isn;
+	tx->snd_nxt = isn;
+	tx->high_acked = isn;
+	mrc_path_tx_reset_rtt(tx, cfg);
+}
+
+static struct mrc_path_slot *slot_of(struct mrc_path_tx *tx, u32 psn)
+{
+	return &tx->slot[psn % MRC_PATH_WND];
+}
+
+u32 mrc_path_tx_send(struct mrc_path_tx *tx, u64 now, u32 cookie, u32 len)
+{
+	u32 psn = tx->snd_nxt++;
+	struct mrc_path_slot *s = slot_of(tx, psn);
+
+	s->cookie = cookie;
+	s->len = (u16)len;
+	s->state = MRC_SLOT_INFLIGHT;
+	tx->inflight_pkts++;
+	tx->inflight_bytes += len;
+	tx->sent_pkts++;
+	/* RFC 6298 (5.1): start the timer when it is not running. */
+	if (!tx->rto_deadline)
+		tx->rto_deadline = now + tx->rto_ns;
+	return psn;
+}
+
+/* RFC 6298 (2.2, 2.3) with G = 0: the timer granularity is the caller's. */
+static void rtt_sample(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+		       u64 r)
+{
+	u64 rto;
+
+	if (!r)
+		r = 1;
+	if (!tx->srtt_ns) {
+		tx->srtt_ns = r;
+		tx->rttvar_ns = r / 2;
+	} else {
+		u64 d = tx->srtt_ns > r ? tx->srtt_ns - r : r - tx->srtt_ns;
+
+		tx->rttvar_ns = tx->rttvar_ns - tx->rttvar_ns / 4 + d / 4;
+		tx->srtt_ns = tx->srtt_ns - tx->srtt_ns / 8 + r / 8;
+	}
+	if (!tx->min_rtt_ns || r < tx->min_rtt_ns)
+		tx->min_rtt_ns = r;
+	rto = tx->srtt_ns + 4 * tx->rttvar_ns;
+	rto = mrc_max_u64(rto, cfg->rto_min_ns);
+	tx->rto_ns = mrc_min_u64(rto, cfg->rto_max_ns);
+}
+
+static void mark_acked(struct mrc_path_tx *tx, u32 psn,
+		       struct mrc_path_events *ev, bool *progress)
+{
+	struct mrc_path_slot *s = slot_of(tx, psn);
+
+	if (s->state == MRC_SLOT_INFLIGHT) {
+		tx->inflight_pkts--;
+		tx->inflight_bytes -= s->len;
+		ev->acked_bytes += s->len;
+		tx->acked_pkts++;
+		*progress = true;
+	} else if (s->state == MRC_SLOT_LOST) {
+		/* [REL-9] it arrived after all: the resend was spurious. */
+		ev->n_late++;
+		tx->late_acks++;
+	} else {
+		return;
+	}
+	s->state = MRC_SLOT_ACKED;
+	ev->acked[ev->n_acked++] = s->cookie;
+	if (mrc_seq_before(tx->high_acked, psn + 1))
+		tx->high_acked = psn + 1;
+}
+
+static void mark_lost(struct mrc_path_tx *tx, struct mrc_path_slot *s,
+		      struct mrc_path_events *ev)
+{
+	tx->inflight_pkts--;
+	tx->inflight_bytes -= s->len;
+	ev->lost_bytes += s->len;
+	s->state = MRC_SLOT_LOST;
+	ev->lost[ev->n_lost++] = s->cookie;
+}
+
+static void advance_una(struct mrc_path_tx *tx)
+{
+	while (tx->snd_una != tx->snd_nxt &&
+	       slot_of(tx, tx->snd_una)->state != MRC_SLOT_INFLIGHT)
+		tx->snd_una++;
+}
+
+enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
+					    const struct mrc_path_cfg *cfg,
+					    u64 now, const struct mrc_sack *sack,
+					    u64 rtt_ns,
+					    struct mrc_path_events *ev)
+{
+	u32 oldest = tx->snd_nxt - MRC_PATH_WND;	/* oldest PSN with a slot */
+	u32 psn, w, limit;
+	bool progress = false;
+
+	ev->n_acked = 0;
+	ev->n_lost = 0;
+	ev->n_late = 0;
+	ev->acked_bytes = 0;
+	ev->lost_bytes = 0;
+
+	/* [REL-7] nothing at or beyond snd_nxt can have been received. */
+	if (mrc_seq_after(sack->cum, tx->snd_nxt))
+		return MRC_ACK_INVALID;
+	for (w = 0; w < MRC_SACK_WORDS; w++) {
+		u32 first = sack->cum + 1 + 64 * w;
+		u32 room = tx->snd_nxt - first;	/* PSNs of this word sent */
+
+		if (!sack->bits[w])
+			continue;
+		if (mrc_seq_before(first, tx->snd_nxt) ? room < 64 &&
+		    sack->bits[w] >> room : true)
+			return MRC_ACK_INVALID;
+	}
+
+	/*
+	 * [REL-5] PSNs before cum: a packet still in flight there was
+	 * received (the receiver never abandons a PSN the sender still has in
+	 * flight); an abandoned one tells nothing.
+	 */
+	if (mrc_seq_before(tx->snd_una, sack->cum))
+		for (psn = tx->snd_una; psn != sack->cum; psn++)
+			if (slot_of(tx, psn)->state == MRC_SLOT_INFLIGHT)
+				mark_acked(tx, psn, ev, &progress);
+
+	/* [REL-4] the bitmap, set bits only. */
+	for (w = 0; w < MRC_SACK_WORDS; w++) {
+		u64 b = sack->bits[w];
+
+		while (b) {
+			u32 i = (u32)__builtin_ctzll(b);
+
+			b &= b - 1;
+			psn = sack->cum + 1 + 64 * w + i;
+			if (!mrc_seq_before(psn, oldest))
+				mark_acked(tx, psn, ev, &progress);
+		}
+	}
+
+	/*
+	 * [REL-8] a gap is loss: every PSN still in flight that trails the
+	 * newest received one by reorder_pkts or more was lost.
+	 */
+	limit = tx->high_acked - mrc_max_u32(cfg->reorder_pkts, 1);
+	for (psn = tx->snd_una; mrc_seq_before(psn, limit); psn++) {
+		struct mrc_path_slot *s = slot_of(tx, psn);
+
+		if (s->state == MRC_SLOT_INFLIGHT) {
+			mark_lost(tx, s, ev);
+			tx->lost_gap++;
+		}
+	}
+	advance_una(tx);
+
+	if (rtt_ns && progress)
+		rtt_sample(tx, cfg, rtt_ns);
+	if (progress) {
+		/* [REL-11] an ACK of new data ends the backoff. */
+		tx->retries = 0;
+		tx->last_ack_ns = now;
+		if (tx->srtt_ns) {
+			u64 rto = tx->srtt_ns + 4 * tx->rttvar_ns;
+
+			rto = mrc_max_u64(rto, cfg->rto_min_ns);
+			tx->rto_ns = mrc_min_u64(rto, cfg->rto_max_ns);
+		}
+		/* RFC 6298 (5.3): restart the timer. */
+		tx->rto_deadline = tx->inflight_pkts ? now + tx->rto_ns : 0;
+	} else if (!tx->inflight_pkts) {
+		/* RFC 6298 (5.2): all outstanding data settled. */
+		tx->rto_deadline = 0;
+	}
+	return MRC_ACK_OK;
+}
+
+bool mrc_path_tx_on_timer(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+			  u64 now, struct mrc_path_events *ev)
+{
+	u32 psn;
+
+	ev->n_acked = 0;
+	ev->n_lost = 0;
+	ev->n_late = 0;
+	ev->acked_bytes = 0;
+	ev->lost_bytes = 0;
+	if (!tx->rto_deadline || now < tx->rto_deadline)
+		return false;
+
+	/* [REL-10] everything in flight is presumed lost and resent. */
+	for (psn = tx->snd_una; psn != tx->snd_nxt; psn++) {
+		struct mrc_path_slot *s = slot_of(tx, psn);
+
+		if (s->state == MRC_SLOT_INFLIGHT) {
+			mark_lost(tx, s, ev);
+			tx->lost_rto++;
+		}
+	}
+	advance_una(tx);
+	/* RFC 6298 (5.5): back off; the next send re-arms the timer. */
+	tx->rto_ns = mrc_min_u64(tx->rto_ns * 2, cfg->rto_max_ns);
+	tx->rto_deadline = 0;
+	tx->retries++;
+	tx->rto_fired++;
+	return true;
+}
+
+/* ---- receiver half ---- */
+
+void mrc_path_rx_init(struct mrc_path_rx *rx, u32 isn)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->cum = isn;
+	rx->next = isn;
+}
+
+enum mrc_rx_psn mrc_path_rx_check(const struct mrc_path_rx *rx, u32 psn)
+{
+	u32 d = psn - rx->cum;
+
+	if (mrc_seq_before(psn, rx->cum))
+		return MRC_RX_PSN_DUP;
+	if (d == 0)
+		return MRC_RX_PSN_NEW;
+	if (d <= MRC_SACK_BITS)
+		return bm_test(rx->bits, d - 1) ? MRC_RX_PSN_DUP : MRC_RX_PSN_NEW;
+	return d < MRC_PATH_MAX_JUMP ? MRC_RX_PSN_NEW : MRC_RX_PSN_OOW;
+}
+
+/* Move cum past every PSN that is received, from cum on. */
+static void settle(struct mrc_path_rx *rx)
+{
+	u32 n = bm_trailing_ones(rx->bits);
+
+	rx->cum += 1 + n;
+	bm_shift(rx->bits, 1 + n);
+}
+
+void mrc_path_rx_accept(struct mrc_path_rx *rx, u64 now, u32 psn, bool ce,
+			u32 tsval, bool ack_req)
+{
+	u32 d = psn - rx->cum;
+
+	if (d > MRC_SACK_BITS) {
+		/*
+		 * [REL-5] the sender has moved on past a hole it declared lost
+		 * (it never sends more than MRC_PATH_WND ahead of its oldest
+		 * packet in flight): slide so @psn is the last bit, abandoning
+		 * what falls off the bottom.
+		 */
+		u32 n = d - MRC_SACK_BITS;
+		bool got = n <= MRC_SACK_BITS && bm_test(rx->bits, n - 1);
+
+		bm_shift(rx->bits, n);
+		rx->cum += n;
+		d = MRC_SACK_BITS;
+		rx->slides++;
+		if (got) {
+			/* the new base itself was received */
+			settle(rx);
+			d = psn - rx->cum;
+		}
+	}
+	if (d == 0)
+		settle(rx);
+	else
+		bm_set(rx->bits, d - 1);
+
+	/* [REL-13] ACK at once on anything but the next PSN in order. */
+	if (psn != rx->next)
+		rx->ack_now = true;
+	if (mrc_seq_before(rx->next, psn + 1))
+		rx->next = psn + 1;
+	if (ce) {
+		rx->ce_count++;
+		rx->ack_now = true;
+	}
+	if (ack_req)
+		rx->ack_now = true;
+	if (!rx->pending)
+		rx->pending_since = now;
+	rx->pending++;
+	rx->tsecr = tsval;
+	rx->tsecr_at = now;
+	rx->rx_new++;
+}
+
+void mrc_path_rx_note_dup(struct mrc_path_rx *rx, u64 now, bool ce, u32 tsval)
+{
+	/* [REL-13] a duplicate means our ACK was lost or late: repeat it. */
+	rx->rx_dup++;
+	if (ce)
+		rx->ce_count++;
+	if (!rx->pending)
+		rx->pending_since = now;
+	rx->pending++;
+	rx->tsecr = tsval;
+	rx->tsecr_at = now;
+	rx->ack_now = true;
+}
+
+bool mrc_path_rx_ack_due(const struct mrc_path_rx *rx,
+			 const struct mrc_path_cfg *cfg, u64 now)
+{
+	if (!rx->pending)
+		return false;
+	return rx->ack_now || rx->pending >= cfg->ack_every ||
+	       now >= rx->pending_since + cfg->ack_delay_ns;
+}
+
+u64 mrc_path_rx_ack_deadline(const struct mrc_path_rx *rx,
+			     const struct mrc_path_cfg *cfg)
+{
+	if (!rx->pending)
+		return ~0ull;
+	if (rx->ack_now || rx->pending >= cfg->ack_every)
+		return rx->pending_since;
+	return rx->pending_since + cfg->ack_delay_ns;
+}
+
+void mrc_path_rx_build_ack(struct mrc_path_rx *rx, u64 now,
+			   struct mrc_sack *sack, u32 *ce_count, u32 *tsecr,
+			   u32 *ack_delay)
+{
+	u64 held = now > rx->tsecr_at ? now - rx->tsecr_at : 0;
+
+	sack->cum = rx->cum;
+	memcpy(sack->bits, rx->bits, sizeof(sack->bits));
+	*ce_count = rx->ce_count;
+	*tsecr = rx->tsecr;
+	*ack_delay = held > 0xffffffffull ? 0xffffffffu : (u32)held;
+	rx->pending = 0;
+	rx->ack_now = false;
+	rx->acks++;
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * One path of a connection: the per-path sequence space seen from both
+ * ends.
+ *
+ * A path is one UDP source port (one ECMP route). Every sequenced packet
+ * sent on it takes the next PSN of that path, including a resend, so
+ * packets of one path travel in order and a hole in the receiver's 256-bit
+ * SACK bitmap means loss, not reordering ([REL-*] in
+ * Documentation/protocol/reliability.rst).
+ *
+ * The sender half tracks what is in flight, turns ACKs into "acked" and
+ * "lost" lists of caller cookies, and keeps the RFC 6298 timer. The
+ * receiver half keeps the SACK window, tells new from duplicate and decides
+ * when an ACK is due. Neither knows about messages, bytes on the wire or
+ * clocks: the connection feeds them plain values and the current time.
+ */
+#ifndef MRC_CORE_PATH_H
+#define MRC_CORE_PATH_H
+
+#include "compat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* PSNs the ACK bitmap covers beyond the cumulative point ([REL-4]). */
+#define MRC_SACK_BITS		256
+#define MRC_SACK_WORDS		(MRC_SACK_BITS / 64)
+/* Sender slots: at most this many PSNs between snd_una and snd_nxt. */
+#define MRC_PATH_WND		256
+/* A PSN further than this ahead of the receiver's window is refused. */
+#define MRC_PATH_MAX_JUMP	0x100000u
+
+/* An ACK's view of one path ([REL-4]). */
+struct mrc_sack {
+	u32 cum;			/* every PSN before it is settled */
+	u64 bits[MRC_SACK_WORDS];	/* bit i: PSN cum + 1 + i received */
+};
+
+struct mrc_path_cfg {
+	u64 rto_init_ns;	/* before the first RTT sample */
+	u64 rto_min_ns;
+	u64 rto_max_ns;		/* cap of the backed-off timer */
+	u32 reorder_pkts;	/* PSNs a hole may trail the newest ack; 1 = none */
+	u32 ack_every;		/* coalesce at most this many packets per ACK */
+	u64 ack_delay_ns;	/* hold a coalesced ACK at most this long */
+};
+
+void mrc_path_cfg_default(struct mrc_path_cfg *cfg);
+
+enum mrc_slot_state {
+	MRC_SLOT_FREE = 0,
+	MRC_SLOT_INFLIGHT,
+	MRC_SLOT_ACKED,
+	MRC_SLOT_LOST,
+};
+
+struct mrc_path_slot {
+	u32 cookie;		/* caller's handle of what this PSN carried */
+	u16 len;		/* payload bytes, for the windows */
+	u8 state;		/* enum mrc_slot_state */
+	u8 rsvd;
+};
+
+struct mrc_path_tx {
+	u32 snd_una;		/* oldest PSN in flight (== snd_nxt if none) */
+	u32 snd_nxt;		/* next PSN to assign */
+	u32 high_acked;		/* 1 + newest PSN known received */
+	u32 inflight_pkts;
+	u32 inflight_bytes;
+	u32 retries;		/* consecutive RTOs without an ACK */
+	u64 srtt_ns;		/* 0: no sample yet */
+	u64 rttvar_ns;
+	u64 min_rtt_ns;
+	u64 rto_ns;		/* current timeout, backoff included */
+	u64 rto_deadline;	/* 0: timer not armed */
+	u64 last_ack_ns;
+	/* counters, for stats and tests */
+	u64 sent_pkts;
+	u64 acked_pkts;
+	u64 lost_gap;
+	u64 lost_rto;
+	u64 late_acks;		/* packets declared lost that arrived after all */
+	u64 rto_fired;
+	struct mrc_path_slot slot[MRC_PATH_WND];
+};
+
+struct mrc_path_rx {
+	u32 cum;		/* window base: first PSN not settled */
+	u32 next;		/* 1 + newest PSN received (in-order arrival point) */
+	u64 bits[MRC_SACK_WORDS];	/* bit i: PSN cum + 1 + i received */
+	u32 pending;		/* packets not yet acknowledged */
+	u32 ce_count;		/* CE-marked packets, mod 2^32 ([REL-6]) */
+	u32 tsecr;		/* tsval of the newest packet, echoed */
+	u64 tsecr_at;		/* when that packet arrived */
+	u64 pending_since;	/* arrival of the oldest unacknowledged packet */
+	bool ack_now;		/* something the sender should hear at once */
+	/* counters */
+	u64 rx_new;
+	u64 rx_dup;
+	u64 rx_oow;
+	u64 slides;		/* window moved past a hole ([REL-5]) */
+	u64 acks;
+};
+
+/* What an ACK or a timeout did to the sender half. */
+struct mrc_path_events {
+	u32 *acked;		/* caller's array, MRC_PATH_WND entries */
+	u32 *lost;		/* caller's array, MRC_PATH_WND entries */
+	u32 n_acked;		/* cookies newly known received */
+	u32 n_lost;		/* cookies newly declared lost: resend them */
+	u32 n_late;		/* of n_acked, ones declared lost earlier */
+	u32 acked_bytes;	/* of packets that were in flight */
+	u32 lost_bytes;
+};
+
+enum mrc_path_ack_result {
+	MRC_ACK_OK = 0,
+	MRC_ACK_INVALID,	/* acknowledges a PSN never sent: ignored */
+};
+
+/* ---- sender half ---- */
+
+void mrc_path_tx_init(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+		      u32 isn);
+
+/* PSNs that may still be sent before the window of MRC_PATH_WND is full. */
+static inline u32 mrc_path_tx_room(const struct mrc_path_tx *tx)
+{
+	return MRC_PATH_WND - (tx->snd_nxt - tx->snd_una);
+}
+
+/*
+ * Assign the next PSN to a packet carrying @cookie and @len payload bytes,
+ * sent at @now. The caller checked mrc_path_tx_room() > 0.
+ */
+u32 mrc_path_tx_send(struct mrc_path_tx *tx, u64 now, u32 cookie, u32 len);
+
+/*
+ * Apply an ACK. @rtt_ns is the sample the ACK yields (0: none). Fills
+ * @ev; returns MRC_ACK_INVALID, with no state changed, for an ACK that
+ * covers PSNs this sender never assigned.
+ */
+enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
+					    const struct mrc_path_cfg *cfg,
+					    u64 now, const struct mrc_sack *sack,
+					    u64 rtt_ns,
+					    struct mrc_path_events *ev);
+
+/*
+ * Fire the retransmission timer if it is due: every PSN in flight is
+ * declared lost into @ev, the timer backs off. Returns true if it fired.
+ */
+bool mrc_path_tx_on_timer(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+			  u64 now, struct mrc_path_events *ev);
+
+/* Forget the RTT estimate, e.g. when the path moves to a new route. */
+void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg);
+
+/* ---- receiver half ---- */
+
+enum mrc_rx_psn {
+	MRC_RX_PSN_NEW = 0,	/* first arrival: go on */
+	MRC_RX_PSN_DUP,		/* seen before or abandoned: drop */
+	MRC_RX_PSN_OOW,		/* implausibly far ahead: drop */
+};
+
+void mrc_path_rx_init(struct mrc_path_rx *rx, u32 isn);
+
+/*
+ * Classify @psn without changing any state, so the connection can refuse a
+ * packet before the path counts it as received.
+ */
+enum mrc_rx_psn mrc_path_rx_check(const struct mrc_path_rx *rx, u32 psn);
+
+/*
+ * Record an arrival the connection accepted: @ce is the IP ECN CE mark,
+ * @tsval the sender's timestamp, @ack_req the sender's MRC_F_ACK_REQ.
+ */
+void mrc_path_rx_accept(struct mrc_path_rx *rx, u64 now, u32 psn, bool ce,
+			u32 tsval, bool ack_req);
+
+/* Note a duplicate (already checked): the sender should hear an ACK. */
+void mrc_path_rx_note_dup(struct mrc_path_rx *rx, u64 now, bool ce, u32 tsval);
+
+/* Is an ACK due at @now? */
+bool mrc_path_rx_ack_due(const struct mrc_path_rx *rx,
+			 const struct mrc_path_cfg *cfg, u64 now);
+
+/* When a coalesced ACK falls due; U64 max if nothing is pending. */
+u64 mrc_path_rx_ack_deadline(const struct mrc_path_rx *rx,
+			     const struct mrc_path_cfg *cfg);
+
+/*
+ * Fill the path part of an ACK sent at @now: the SACK, the CE count, the
+ * echoed timestamp and how long the receiver held it. Clears "pending".
+ */
+void mrc_path_rx_build_ack(struct mrc_path_rx *rx, u64 now,
+			   struct mrc_sack *sack, u32 *ce_count, u32 *tsecr,
+			   u32 *ack_delay);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MRC_CORE_PATH_H */

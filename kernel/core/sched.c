@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Path selection and path lifecycle. Rules cited as [PATH-n] are in
+ * Documentation/protocol/paths.rst.
+ */
+#include "sched.h"
+
+/* RTT assumed for a path without a sample yet, for its weight only. */
+#define UNSAMPLED_RTT_NS	100000ull
+
+void mrc_sched_cfg_default(struct mrc_sched_cfg *cfg)
+{
+	cfg->sport_min = 49152;
+	cfg->sport_max = 65535;
+	cfg->fail_rtos = 3;
+	cfg->fail_hold_ns = 10000000;	/* 10 ms */
+}
+
+static u64 xorshift(struct mrc_sched *s)
+{
+	u64 x = s->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	s->rng = x;
+	return x;
+}
+
+void mrc_sched_init(struct mrc_sched *s, u64 seed)
+{
+	s->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
+	s->rr = 0;
+}
+
+u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
+			const struct mrc_path *paths, u32 npaths)
+{
+	u32 span = (u32)cfg->sport_max - cfg->sport_min + 1;
+	u32 tries, i;
+	u16 port = cfg->sport_min;
+
+	/* [PATH-3] distinct ports; give up on distinctness if the range is tiny */
+	for (tries = 0; tries < 16; tries++) {
+		bool used = false;
+
+		port = (u16)(cfg->sport_min + xorshift(s) % span);
+		for (i = 0; i < npaths; i++)
+			used |= paths[i].sport == port;
+		if (!used)
+			break;
+	}
+	return port;
+}
+
+int mrc_sched_pick(struct mrc_sched *s, const struct mrc_path *paths,
+		   u32 npaths, u32 len)
+{
+	u64 best_score = 0;
+	int best = -1;
+	u32 k;
+
+	if (!npaths)
+		return -1;
+	for (k = 0; k < npaths; k++) {
+		u32 i = (s->rr + k) % npaths;
+		const struct mrc_path *p = &paths[i];
+		u32 room;
+		u64 rtt, score;
+
+		if (p->state == MRC_PATH_FAILED || !mrc_path_tx_room(&p->tx))
+			continue;
+		if (p->state == MRC_PATH_PROBING) {
+			/* [PATH-4] one packet at a time until the first ACK */
+			if (p->tx.inflight_pkts)
+				continue;
+			best = (int)i;
+			break;
+		}
+		room = mrc_cc_path_room(&p->cc, p->tx.inflight_bytes);
+		/* [PATH-6] a path with nothing in flight may always send one */
+		if (room < mrc_max_u32(len, 1) && p->tx.inflight_pkts)
+			continue;
+		rtt = p->tx.srtt_ns ? p->tx.srtt_ns : UNSAMPLED_RTT_NS;
+		score = ((u64)room + 1) * 1024 * 1024 / (rtt / 64 + 1) + 1;
+		if (p->state == MRC_PATH_CONGESTED)
+			score /= 2;
+		if (score > best_score) {
+			best_score = score;
+			best = (int)i;
+		}
+	}
+	if (best >= 0)
+		s->rr = (u32)best + 1;
+	return best;
+}
+
+static void set_state(struct mrc_path *p, u8 state, u64 now)
+{
+	if (p->state != state) {
+		p->state = state;
+		p->state_since = now;
+	}
+}
+
+void mrc_sched_on_ack(struct mrc_path *p, u64 now)
+{
+	if (p->state == MRC_PATH_FAILED)
+		return;
+	/* [PATH-5] marks or inflated RTT are congestion, not failure */
+	set_state(p, p->cc.congested ? MRC_PATH_CONGESTED : MRC_PATH_ACTIVE,
+		  now);
+}
+
+void mrc_sched_on_rto(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
+		      u64 now)
+{
+	/*
+	 * [PATH-5] failure is silence: fail_rtos timeouts in a row with no
+	 * ACK at all, or any timeout while the route is still unproven.
+	 */
+	if (p->state == MRC_PATH_PROBING || p->tx.retries >= cfg->fail_rtos)
+		set_state(p, MRC_PATH_FAILED, now);
+}
+
+u32 mrc_sched_maintain(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
+		       struct mrc_path *paths, u32 npaths,
+		       const struct mrc_path_cfg *pcfg,
+		       const struct mrc_cc_cfg *ccfg, u64 now)
+{
+	u32 i, moved = 0;
+
+	for (i = 0; i < npaths; i++) {
+		struct mrc_path *p = &paths[i];
+
+		if (p->state != MRC_PATH_FAILED ||
+		    now - p->state_since < cfg->fail_hold_ns)
+			continue;
+		/*
+		 * [PATH-7] re-entropy: a new source port is a new ECMP route;
+		 * nothing learnt about the old one applies. The PSN space goes
+		 * on: the receiver knows the path by path_id, not by port.
+		 */
+		p->sport = mrc_sched_new_sport(s, cfg, paths, npaths);
+		mrc_path_tx_reset_rtt(&p->tx, pcfg);
+		mrc_cc_path_init(&p->cc, ccfg, now);
+		set_state(p, MRC_PATH_PROBING, now);
+		p->reentropies++;
+		moved++;
+	}
+	return moved;
+}
+
+u64 mrc_sched_deadline(const struct mrc_sched_cfg *cfg,
+		       const struct mrc_path *paths, u32 npaths)
+{
+	u64 t = ~0ull;
+	u32 i;
+
+	for (i = 0; i < npaths; i++)
+		if (paths[i].state == MRC_PATH_FAILED)
+			t = mrc_min_u64(t, paths[i].state_since + cfg->fail_hold_ns);
+	return t;
+}

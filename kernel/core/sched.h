@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Which path the next packet takes, and each path's life: probing, active,
+ * congested, failed, and a new UDP source port (a new ECMP route) for a
+ * failed one. Rules [PATH-n]: Documentation/protocol/paths.rst.
+ */
+#ifndef MRC_CORE_SCHED_H
+#define MRC_CORE_SCHED_H
+
+#include "compat.h"
+#include "path.h"
+#include "cc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum mrc_path_state {
+	MRC_PATH_PROBING = 0,	/* unproven route: one packet in flight */
+	MRC_PATH_ACTIVE,
+	MRC_PATH_CONGESTED,	/* marks or RTT inflation last round */
+	MRC_PATH_FAILED,	/* timeouts without any ACK: not used */
+};
+
+/* Everything the connection keeps per path. */
+struct mrc_path {
+	struct mrc_path_tx tx;
+	struct mrc_path_rx rx;
+	struct mrc_cc_path cc;
+	u32 ce_seen;		/* the peer's CE count in its last ACK */
+	u16 sport;		/* UDP source port: the path's entropy */
+	u8 id;			/* path_id on the wire */
+	u8 state;		/* enum mrc_path_state */
+	u64 state_since;
+	u64 reentropies;	/* counter */
+};
+
+struct mrc_sched_cfg {
+	u16 sport_min;		/* source ports are drawn from [min, max] */
+	u16 sport_max;
+	u32 fail_rtos;		/* consecutive timeouts that fail a path */
+	u64 fail_hold_ns;	/* a failed path rests this long, then re-probes */
+};
+
+void mrc_sched_cfg_default(struct mrc_sched_cfg *cfg);
+
+struct mrc_sched {
+	u64 rng;		/* xorshift64 state, seeded per connection */
+	u32 rr;			/* where the next tie-break starts */
+};
+
+void mrc_sched_init(struct mrc_sched *s, u64 seed);
+
+/* A source port in range that no other path of the connection uses. */
+u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
+			const struct mrc_path *paths, u32 npaths);
+
+/*
+ * The path for a packet of @len payload bytes, or -1 if none may send now
+ * ([PATH-6]): the usable path with the most window headroom per unit of
+ * RTT; a probing path with nothing in flight goes first.
+ */
+int mrc_sched_pick(struct mrc_sched *s, const struct mrc_path *paths,
+		   u32 npaths, u32 len);
+
+/* The path's ACK made progress: probing -> active, congestion state. */
+void mrc_sched_on_ack(struct mrc_path *p, u64 now);
+
+/* The path's retransmission timer fired. */
+void mrc_sched_on_rto(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
+		      u64 now);
+
+/*
+ * Give failed paths that have rested a new source port and put them back
+ * to probing with fresh RTT and window state. Returns how many moved.
+ */
+u32 mrc_sched_maintain(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
+		       struct mrc_path *paths, u32 npaths,
+		       const struct mrc_path_cfg *pcfg,
+		       const struct mrc_cc_cfg *ccfg, u64 now);
+
+/* When mrc_sched_maintain() next has work; U64 max if never. */
+u64 mrc_sched_deadline(const struct mrc_sched_cfg *cfg,
+		       const struct mrc_path *paths, u32 npaths);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MRC_CORE_SCHED_H */
