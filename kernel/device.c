@@ -87,6 +87,7 @@ static int mrc_query_device(struct ib_device *ibdev,
 		return -EINVAL;
 
 	memset(attr, 0, sizeof(*attr));
+	mrc_verbs_fill_device_attr(attr);
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_pkeys = 1;
 	/* `rdma link delete` may remove the device. */
@@ -149,6 +150,7 @@ static int mrc_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 static void mrc_dev_dealloc(struct ib_device *ibdev)
 {
+	mrc_verbs_tables_destroy(&to_mrc_dev(ibdev)->tables);
 	mrc_registry_forget(to_mrc_dev(ibdev));
 }
 
@@ -197,7 +199,40 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.query_pkey = mrc_query_pkey,
 	.query_port = mrc_query_port,
 
+	/* verbs objects (verbs.h) */
+	.alloc_pd = mrc_alloc_pd,
+	.dealloc_pd = mrc_dealloc_pd,
+	.create_ah = mrc_create_ah,
+	.query_ah = mrc_query_ah,
+	.destroy_ah = mrc_destroy_ah,
+	.get_dma_mr = mrc_get_dma_mr,
+	.reg_user_mr = mrc_reg_user_mr,
+	.alloc_mr = mrc_alloc_mr,
+	.map_mr_sg = mrc_map_mr_sg,
+	.dereg_mr = mrc_dereg_mr,
+	.create_cq = mrc_create_cq,
+	.destroy_cq = mrc_destroy_cq,
+	.resize_cq = mrc_resize_cq,
+	.poll_cq = mrc_poll_cq,
+	.req_notify_cq = mrc_req_notify_cq,
+	.create_srq = mrc_create_srq,
+	.modify_srq = mrc_modify_srq,
+	.query_srq = mrc_query_srq,
+	.destroy_srq = mrc_destroy_srq,
+	.post_srq_recv = mrc_post_srq_recv,
+	.create_qp = mrc_create_qp,
+	.modify_qp = mrc_modify_qp,
+	.query_qp = mrc_query_qp,
+	.destroy_qp = mrc_destroy_qp,
+	.post_send = mrc_post_send,
+	.post_recv = mrc_post_recv,
+
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, mrc_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_pd, mrc_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ah, mrc_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, mrc_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_srq, mrc_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, mrc_qp, ibqp),
 };
 
 /*
@@ -216,6 +251,7 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 	ibdev = &dev->ibdev;
 	dev->ndev = ndev;
 	INIT_LIST_HEAD(&dev->registry);
+	mrc_verbs_tables_init(&dev->tables);
 
 	/* SMC-R and RDS only accept IB CAs; that is what we emulate. */
 	ibdev->node_type = RDMA_NODE_IB_CA;

@@ -22,6 +22,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "uapi/metaroce-abi.h"
+#include "verbs.h"
 
 #define MRC_DRV_NAME		"metaroce"
 
@@ -54,6 +55,8 @@ struct mrc_dev {
 
 	/* Unregistration requested from the netdev notifier. */
 	struct work_struct unreg_work;
+
+	struct mrc_verbs_tables tables;	/* MR keys, QP numbers (verbs.c) */
 };
 
 static inline struct mrc_dev *to_mrc_dev(struct ib_device *ibdev)

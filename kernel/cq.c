@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Completion queues: a ring of struct ib_wc for kernel consumers, the
+ * arming rules of req_notify_cq, and overflow reported as IB_EVENT_CQ_ERR.
+ *
+ * Producers (the QP's work queues) push under their own lock so that
+ * completions keep posting order, but consumer callbacks (completion
+ * handler, async event) run only after every lock is dropped: a handler
+ * may poll this CQ and post new work to the same QP.
+ */
+
+#include <linux/slab.h>
+
+#include "verbs.h"
+
+int mrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata)
+{
+	struct mrc_cq *cq = to_mrc_cq(ibcq);
+	int err;
+
+	/* userspace CQs need the mmap'ed ring (a later step) */
+	if (udata)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > MRC_MAX_CQE)
+		return -EINVAL;
+	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
+		return -EINVAL;
+
+	spin_lock_init(&cq->lock);
+	err = mrc_queue_init(&cq->q, attr->cqe, sizeof(struct ib_wc));
+	if (err)
+		return err;
+	cq->notify = 0;
+	cq->overflow = false;
+	ibcq->cqe = cq->q.num;
+	return 0;
+}
+
+int mrc_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	/* ib_core refuses while QPs or SRQs still use the CQ */
+	mrc_queue_free(&to_mrc_cq(ibcq)->q);
+	return 0;
+}
+
+int mrc_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct mrc_cq *cq = to_mrc_cq(ibcq);
+	struct mrc_queue fresh, old;
+	unsigned long flags;
+	int err;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (cqe < 1 || cqe > MRC_MAX_CQE)
+		return -EINVAL;
+	err = mrc_queue_init(&fresh, cqe, sizeof(struct ib_wc));
+	if (err)
+		return err;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	err = mrc_queue_move(&fresh, &cq->q);	/* -EINVAL: too many CQEs */
+	if (!err) {
+		old = cq->q;
+		cq->q = fresh;
+		ibcq->cqe = fresh.num;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	mrc_queue_free(err ? &fresh : &old);
+	return err;
+}
+
+int mrc_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct mrc_cq *cq = to_mrc_cq(ibcq);
+	unsigned long flags;
+	int n;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (n = 0; n < num_entries; n++) {
+		struct ib_wc *slot = mrc_queue_consumer_slot(&cq->q);
+
+		if (!slot)
+			break;
+		wc[n] = *slot;
+		mrc_queue_consume(&cq->q);
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int mrc_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct mrc_cq *cq = to_mrc_cq(ibcq);
+	unsigned long irqflags;
+	int missed = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	/* "next completion" is the wider request; it is never narrowed */
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && !mrc_queue_empty(&cq->q))
+		missed = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return missed;
+}
+
+/*
+ * Add @wc under the producer's lock. Returns what mrc_cq_kick() must do
+ * once the caller has dropped its locks.
+ */
+unsigned int mrc_cq_push(struct mrc_cq *cq, const struct ib_wc *wc,
+			 bool solicited)
+{
+	unsigned int kick = 0;
+	struct ib_wc *slot;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->overflow) {
+		kick = MRC_CQ_DROPPED;
+		goto out;
+	}
+	slot = mrc_queue_producer_slot(&cq->q);
+	if (!slot) {
+		/* the CQ is in error from now on, as on an HCA */
+		cq->overflow = true;
+		kick = MRC_CQ_DROPPED | MRC_CQ_KICK_ERR;
+		goto out;
+	}
+	*slot = *wc;
+	mrc_queue_produce(&cq->q);
+
+	/* solicited arming also fires on any unsuccessful completion */
+	if (cq->notify == IB_CQ_NEXT_COMP ||
+	    (cq->notify == IB_CQ_SOLICITED &&
+	     (solicited || wc->status != IB_WC_SUCCESS))) {
+		cq->notify = 0;
+		kick = MRC_CQ_KICK_COMP;
+	}
+out:
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return kick;
+}
+
+void mrc_cq_kick(struct mrc_cq *cq, unsigned int kick)
+{
+	if (kick & MRC_CQ_KICK_ERR && cq->ibcq.event_handler) {
+		struct ib_event ev = {
+			.device = cq->ibcq.device,
+			.element.cq = &cq->ibcq,
+			.event = IB_EVENT_CQ_ERR,
+		};
+
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+	if (kick & MRC_CQ_KICK_COMP && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+int mrc_cq_post(struct mrc_cq *cq, const struct ib_wc *wc, bool solicited)
+{
+	unsigned int kick = mrc_cq_push(cq, wc, solicited);
+
+	mrc_cq_kick(cq, kick);
+	return kick & MRC_CQ_DROPPED ? -EOVERFLOW : 0;
+}

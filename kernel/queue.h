@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Fixed-size element rings used for send, receive and completion queues.
+ *
+ * Indices are free-running u32 counters; the slot is index & mask. The
+ * kernel keeps private copies of both indices and publishes them in a
+ * header at the start of the buffer. Today every ring is kernel-only; the
+ * header exists so that a later step can allocate the same layout with
+ * vmalloc_user(), map it into a process and let userspace own one of the
+ * two indices (it then has to be read with acquire semantics and checked
+ * before use, never trusted).
+ */
+#ifndef _MRC_QUEUE_H
+#define _MRC_QUEUE_H
+
+#include <linux/bits.h>
+#include <linux/cache.h>
+#include <linux/types.h>
+#include <asm/barrier.h>
+
+struct mrc_queue_hdr {
+	u32 producer ____cacheline_aligned;
+	u32 consumer ____cacheline_aligned;
+} ____cacheline_aligned;
+
+struct mrc_queue {
+	struct mrc_queue_hdr *hdr;	/* start of the allocation */
+	void *elems;			/* first slot, after the header */
+	u32 num;			/* slots, a power of two */
+	u32 mask;
+	u32 elem_size;			/* bytes per slot, multiple of 8 */
+	u32 prod;			/* private producer index */
+	u32 cons;			/* private consumer index */
+	size_t size;			/* bytes allocated (header + slots) */
+};
+
+int mrc_queue_init(struct mrc_queue *q, u32 min_elems, u32 elem_size);
+void mrc_queue_free(struct mrc_queue *q);
+int mrc_queue_move(struct mrc_queue *dst, struct mrc_queue *src);
+
+/*
+ * Publish an index in the shared header. Release ordering: a reader that
+ * sees the new index (with an acquire load) also sees the slot contents
+ * written before it. Kernel-only rings do not need it; shared ones will.
+ */
+static inline void mrc_queue_publish(u32 *shared, u32 index)
+{
+	/* pairs with the reader's smp_load_acquire() of the index */
+	smp_store_release(shared, index);
+}
+
+static inline u32 mrc_queue_count(const struct mrc_queue *q)
+{
+	return q->prod - q->cons;
+}
+
+static inline bool mrc_queue_empty(const struct mrc_queue *q)
+{
+	return q->prod == q->cons;
+}
+
+static inline bool mrc_queue_full(const struct mrc_queue *q)
+{
+	return mrc_queue_count(q) >= q->num;
+}
+
+/* Slot of a free-running index; callers keep the index within [cons, prod]. */
+static inline void *mrc_queue_at(const struct mrc_queue *q, u32 index)
+{
+	return q->elems + (size_t)(index & q->mask) * q->elem_size;
+}
+
+/* Next free slot, or NULL when the ring is full. */
+static inline void *mrc_queue_producer_slot(const struct mrc_queue *q)
+{
+	return mrc_queue_full(q) ? NULL : mrc_queue_at(q, q->prod);
+}
+
+/* Publish the slot returned by mrc_queue_producer_slot(). */
+static inline void mrc_queue_produce(struct mrc_queue *q)
+{
+	q->prod++;
+	mrc_queue_publish(&q->hdr->producer, q->prod);
+}
+
+/* Oldest element, or NULL when the ring is empty. */
+static inline void *mrc_queue_consumer_slot(const struct mrc_queue *q)
+{
+	return mrc_queue_empty(q) ? NULL : mrc_queue_at(q, q->cons);
+}
+
+/* Release the oldest element's slot. */
+static inline void mrc_queue_consume(struct mrc_queue *q)
+{
+	q->cons++;
+	mrc_queue_publish(&q->hdr->consumer, q->cons);
+}
+
+/* Drop every element (QP to RESET): no completions, just empty rings. */
+static inline void mrc_queue_reset(struct mrc_queue *q)
+{
+	q->prod = 0;
+	q->cons = 0;
+	mrc_queue_publish(&q->hdr->producer, 0);
+	mrc_queue_publish(&q->hdr->consumer, 0);
+}
+
+#endif /* _MRC_QUEUE_H */

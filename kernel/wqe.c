@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Work requests: what a QP type accepts, the checks made at post time and
+ * the copy of a work request into its queue slot. Everything here is pure
+ * (no device, no locks) so KUnit can drive it with stack objects.
+ */
+
+#include <linux/overflow.h>
+#include <linux/string.h>
+
+#include "verbs.h"
+
+int mrc_wr_opcode_ok(enum ib_qp_type type, enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return 0;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IB_QPT_RC ? 0 : -EINVAL;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+		return type == IB_QPT_RC || type == IB_QPT_UC ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+static bool mrc_opcode_is_atomic(enum ib_wr_opcode opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Opcodes whose payload may be carried inline in the WQE. */
+static bool mrc_opcode_inlinable(enum ib_wr_opcode opcode)
+{
+	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+	       opcode == IB_WR_SEND_WITH_INV || opcode == IB_WR_RDMA_WRITE ||
+	       opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static u64 mrc_sge_sum(const struct ib_sge *sg, int num_sge)
+{
+	u64 sum = 0;
+	int i;
+
+	/* at most MRC_MAX_SGE u32 lengths: cannot overflow a u64 */
+	for (i = 0; i < num_sge; i++)
+		sum += sg[i].length;
+	return sum;
+}
+
+int mrc_send_wr_check(enum ib_qp_type type, const struct ib_send_wr *wr,
+		      u32 max_sge, u32 max_inline, u64 *total_len)
+{
+	enum ib_wr_opcode op = wr->opcode;
+	u64 total;
+
+	if (mrc_wr_opcode_ok(type, op))
+		return -EINVAL;
+
+	/* local memory operations carry no data */
+	if (op == IB_WR_LOCAL_INV || op == IB_WR_REG_MR) {
+		if (op == IB_WR_REG_MR && !reg_wr(wr)->mr)
+			return -EINVAL;
+		*total_len = 0;
+		return 0;
+	}
+
+	if (wr->num_sge < 0 || wr->num_sge > max_sge ||
+	    (wr->num_sge && !wr->sg_list))
+		return -EINVAL;
+	total = mrc_sge_sum(wr->sg_list, wr->num_sge);
+	if (total > MRC_MAX_MSG_SIZE)
+		return -EINVAL;
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (!mrc_opcode_inlinable(op) || total > max_inline)
+			return -EINVAL;
+	}
+
+	/* IBA 9.4.5: one 8-byte local buffer, naturally aligned target */
+	if (mrc_opcode_is_atomic(op) &&
+	    (wr->num_sge != 1 || total != 8 ||
+	     (atomic_wr(wr)->remote_addr & 7)))
+		return -EINVAL;
+
+	if ((type == IB_QPT_UD || type == IB_QPT_GSI) && !ud_wr(wr)->ah)
+		return -EINVAL;
+
+	*total_len = total;
+	return 0;
+}
+
+int mrc_recv_wr_check(const struct ib_recv_wr *wr, u32 max_sge,
+		      u64 *total_len)
+{
+	if (wr->num_sge < 0 || wr->num_sge > max_sge ||
+	    (wr->num_sge && !wr->sg_list))
+		return -EINVAL;
+	*total_len = mrc_sge_sum(wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+static void mrc_copy_sges(struct mrc_sge *dst, const struct ib_sge *src,
+			  int num_sge)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = src[i].addr;
+		dst[i].length = src[i].length;
+		dst[i].lkey = src[i].lkey;
+	}
+}
+
+/*
+ * Copy @wr (already checked, @total from the check) into @wqe. Inline
+ * data is read here, at post time, from the kernel addresses in the SGEs:
+ * the consumer may reuse its buffer as soon as post_send returns.
+ */
+void mrc_send_wqe_fill(struct mrc_send_wqe *wqe, const struct ib_send_wr *wr,
+		       u64 total)
+{
+	enum ib_wr_opcode op = wr->opcode;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = op;
+	wqe->send_flags = wr->send_flags;
+	wqe->length = total;
+
+	if (op == IB_WR_SEND_WITH_INV || op == IB_WR_LOCAL_INV)
+		wqe->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+	else if (op == IB_WR_SEND_WITH_IMM || op == IB_WR_RDMA_WRITE_WITH_IMM)
+		wqe->ex.imm_data = wr->ex.imm_data;
+
+	switch (op) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.atomic.swap = atomic_wr(wr)->swap;
+		wqe->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	case IB_WR_REG_MR:
+		wqe->wr.reg.mr = to_mrc_mr(reg_wr(wr)->mr);
+		wqe->wr.reg.key = reg_wr(wr)->key;
+		wqe->wr.reg.access = reg_wr(wr)->access;
+		wqe->send_flags &= ~IB_SEND_INLINE;
+		return;
+	case IB_WR_LOCAL_INV:
+		wqe->send_flags &= ~IB_SEND_INLINE;
+		return;
+	default:
+		break;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = wqe->data;
+		int i;
+
+		wqe->num_sge = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+	} else {
+		wqe->num_sge = wr->num_sge;
+		mrc_copy_sges(mrc_send_wqe_sge(wqe), wr->sg_list, wr->num_sge);
+	}
+}
+
+void mrc_recv_wqe_fill(struct mrc_recv_wqe *wqe, const struct ib_recv_wr *wr,
+		       u64 total)
+{
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	/* only compared with a message length, which is at most 2 GiB */
+	wqe->length = min_t(u64, total, U32_MAX);
+	mrc_copy_sges(wqe->sge, wr->sg_list, wr->num_sge);
+}
+
+size_t mrc_send_wqe_size(u32 max_sge, u32 max_inline)
+{
+	size_t data = max_t(size_t, (size_t)max_sge * sizeof(struct mrc_sge),
+			    max_inline);
+
+	return ALIGN(sizeof(struct mrc_send_wqe) + data, 8);
+}
+
+size_t mrc_recv_wqe_size(u32 max_sge)
+{
+	return struct_size((struct mrc_recv_wqe *)NULL, sge, max_sge);
+}
+
+enum ib_wc_opcode mrc_wr_to_wc_opcode(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
