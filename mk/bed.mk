@@ -1,2 +1,41 @@
-# mk/bed.mk: the two-VM bed (placeholder until the foundation lands)
-test-bed:
+# mk/bed.mk: the two-VM QEMU bed (selftests/bed) and what runs on it.
+#
+#   make test-bed        build, boot the bed, run selftests/cases/*.sh, check both
+#                        kernel logs, take the bed down. Variables:
+#                          BED_REUSE=1          use the bed already up, leave it up
+#                          BED_CASES="selftests/cases/10-link-add-show.sh ..."
+#                          BED_UP_ARGS="--links 4 --mtu 9000"
+#                          BED_CASE_TIMEOUT=300 (s per case)
+#   make bed-up          boot the bed (BED_UP_ARGS) and leave it up
+#   make bed-shell       interactive shell in guest a (VM=b for b)
+#   make bed-status / bed-down
+#   make demo            boot, load metaroce, show the devices; leaves the bed up
+
+BED          := $(TOP)/selftests/bed
+BED_CASES    ?=
+BED_UP_ARGS  ?=
+VM           ?= a
+
+# The bed reads the pinned kernel from here (it derives it itself when run alone).
+export KVER GUEST_KDIR
+
+.PHONY: test-bed bed-up bed-down bed-shell bed-status demo
+
+test-bed: deps-check module userspace
+	@mkdir -p $(RESULTS)
+	@RESULTS=$(RESULTS) BED_UP_ARGS="$(BED_UP_ARGS)" $(TOP)/selftests/run-bed $(BED_CASES)
+
+bed-up: deps-check module userspace
+	@$(BED) up $(BED_UP_ARGS)
+
+bed-down:
+	@$(BED) down
+
+bed-status:
+	@$(BED) status
+
+bed-shell:
+	@$(BED) shell $(VM)
+
+demo: deps-check module userspace
+	@BED_UP_ARGS="$(BED_UP_ARGS)" $(TOP)/selftests/demo
