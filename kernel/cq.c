@@ -13,36 +13,45 @@
 
 #include "verbs.h"
 
+/* The CQ without its device: create_cq, and KUnit with a bare struct. */
+int mrc_cq_init(struct mrc_cq *cq, u32 cqe)
+{
+	int err;
+
+	if (cqe < 1 || cqe > MRC_MAX_CQE)
+		return -EINVAL;
+	spin_lock_init(&cq->lock);
+	err = mrc_queue_init(&cq->q, cqe, sizeof(struct ib_wc));
+	if (err)
+		return err;
+	cq->notify = 0;
+	cq->overflow = false;
+	cq->ibcq.cqe = cq->q.num;
+	return 0;
+}
+
+void mrc_cq_fini(struct mrc_cq *cq)
+{
+	mrc_queue_free(&cq->q);
+}
+
 int mrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct ib_udata *udata)
 {
-	struct mrc_cq *cq = to_mrc_cq(ibcq);
-	int err;
-
 	/* userspace CQs need the mmap'ed ring (a later step) */
 	if (udata)
 		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	if (attr->cqe < 1 || attr->cqe > MRC_MAX_CQE)
-		return -EINVAL;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
-
-	spin_lock_init(&cq->lock);
-	err = mrc_queue_init(&cq->q, attr->cqe, sizeof(struct ib_wc));
-	if (err)
-		return err;
-	cq->notify = 0;
-	cq->overflow = false;
-	ibcq->cqe = cq->q.num;
-	return 0;
+	return mrc_cq_init(to_mrc_cq(ibcq), attr->cqe);
 }
 
 int mrc_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	/* ib_core refuses while QPs or SRQs still use the CQ */
-	mrc_queue_free(&to_mrc_cq(ibcq)->q);
+	mrc_cq_fini(to_mrc_cq(ibcq));
 	return 0;
 }
 

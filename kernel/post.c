@@ -37,6 +37,12 @@ int mrc_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool flush, posted = false;
 	int err = 0;
 
+	if ((ibqp->qp_type == IB_QPT_UD || ibqp->qp_type == IB_QPT_GSI) &&
+	    !(qp->hooks && qp->hooks->ud_sends)) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	err = mrc_qp_post_state_ok(qp->state, true, &flush);
 	for (; wr && !err; wr = wr->next) {

@@ -430,6 +430,34 @@ static void mrc_qp_publish(struct mrc_qp *qp, struct mrc_verbs_tables *t)
 		t->gsi = qp;
 }
 
+/*
+ * The QP without its device: state, locks and queues from @init (already
+ * checked). create_qp builds on it; KUnit can use it on a bare struct.
+ */
+int mrc_qp_init(struct mrc_qp *qp, struct ib_qp_init_attr *init)
+{
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	mutex_init(&qp->modify_lock);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	qp->state = IB_QPS_RESET;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->srq = init->srq ? to_mrc_srq(init->srq) : NULL;
+	qp->scq = to_mrc_cq(init->send_cq);
+	qp->rcq = to_mrc_cq(init->recv_cq);
+	qp->attr.path_mtu = IB_MTU_1024;
+	qp->attr.port_num = init->qp_type == IB_QPT_GSI ? init->port_num : 1;
+	qp->ibqp.qp_type = init->qp_type;
+	return mrc_qp_alloc_queues(qp, init);
+}
+
+void mrc_qp_fini(struct mrc_qp *qp)
+{
+	mrc_queue_free(&qp->sq.q);
+	mrc_queue_free(&qp->rq.q);
+}
+
 int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata)
 {
@@ -443,24 +471,10 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = mrc_qp_init_check(init, &ibqp->device->attrs);
 	if (err)
 		return err;
-
-	refcount_set(&qp->ref, 1);
-	init_completion(&qp->released);
-	mutex_init(&qp->modify_lock);
-	spin_lock_init(&qp->sq.lock);
-	spin_lock_init(&qp->rq.lock);
-	qp->state = IB_QPS_RESET;
-	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->srq = init->srq ? to_mrc_srq(init->srq) : NULL;
-	qp->scq = to_mrc_cq(init->send_cq);
-	qp->rcq = to_mrc_cq(init->recv_cq);
-	qp->attr.path_mtu = IB_MTU_1024;
-	qp->attr.port_num = init->qp_type == IB_QPT_GSI ? init->port_num : 1;
-	qp->hooks = t->qp_hooks;
-
-	err = mrc_qp_alloc_queues(qp, init);
+	err = mrc_qp_init(qp, init);
 	if (err)
 		return err;
+	qp->hooks = t->qp_hooks;
 	err = mrc_qp_number(qp, t);
 	if (err)
 		goto err_queues;
@@ -475,8 +489,7 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_number:
 	xa_erase_irq(&t->qps, ibqp->qp_num);
 err_queues:
-	mrc_queue_free(&qp->sq.q);
-	mrc_queue_free(&qp->rq.q);
+	mrc_qp_fini(qp);
 	return err;
 }
 
@@ -546,7 +559,6 @@ int mrc_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mrc_qp_put(qp);
 	wait_for_completion(&qp->released);
 
-	mrc_queue_free(&qp->sq.q);
-	mrc_queue_free(&qp->rq.q);
+	mrc_qp_fini(qp);
 	return 0;
 }

@@ -311,6 +311,8 @@ static inline struct mrc_cq *to_mrc_cq(struct ib_cq *ibcq)
 	return container_of(ibcq, struct mrc_cq, ibcq);
 }
 
+int mrc_cq_init(struct mrc_cq *cq, u32 cqe);
+void mrc_cq_fini(struct mrc_cq *cq);
 int mrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct ib_udata *udata);
 int mrc_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
@@ -417,6 +419,12 @@ struct mrc_qp_hooks {
 	void (*send_posted)(struct mrc_qp *qp);
 	/* modify mutex held, QP already out of the table: stop using it */
 	void (*destroy)(struct mrc_qp *qp);
+	/*
+	 * The transport carries UD/GSI sends. Until it does, post_send on
+	 * those QPs fails at once: a MAD send that never completes would
+	 * hang ib_mad's agent teardown (and with it device removal).
+	 */
+	bool ud_sends;
 };
 
 struct mrc_qp {
@@ -448,6 +456,8 @@ static inline enum ib_qp_state mrc_qp_state(const struct mrc_qp *qp)
 	return READ_ONCE(qp->state);
 }
 
+int mrc_qp_init(struct mrc_qp *qp, struct ib_qp_init_attr *init);
+void mrc_qp_fini(struct mrc_qp *qp);
 int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
 int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
