@@ -29,6 +29,7 @@ struct mrc_kicks {
 	bool srq_limit;
 	bool last_wqe;
 	bool sq_drained;
+	bool fatal;		/* a CQE was lost to CQ overflow */
 };
 
 static void mrc_qp_run_kicks(struct mrc_qp *qp, const struct mrc_kicks *k)
@@ -43,6 +44,8 @@ static void mrc_qp_run_kicks(struct mrc_qp *qp, const struct mrc_kicks *k)
 		mrc_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 	if (k->sq_drained)
 		mrc_qp_event(qp, IB_EVENT_SQ_DRAINED);
+	if (k->fatal)
+		mrc_qp_event(qp, IB_EVENT_QP_FATAL);
 }
 
 void mrc_qp_event(struct mrc_qp *qp, enum ib_event_type event)
@@ -117,7 +120,7 @@ static void mrc_qp_set_state_locked(struct mrc_qp *qp, enum ib_qp_state state,
 		mrc_rq_flush_locked(qp, k);
 		if (qp->srq && old != IB_QPS_ERR)
 			k->last_wqe = true;
-	} else if (state == IB_QPS_SQD) {
+	} else if (state == IB_QPS_SQD && old != IB_QPS_SQD) {
 		qp->attr.sq_draining = qp->sq.cursor != qp->sq.q.cons;
 		if (!qp->attr.sq_draining && qp->attr.en_sqd_async_notify)
 			k->sq_drained = true;
@@ -194,7 +197,6 @@ int mrc_qp_complete_send(struct mrc_qp *qp, enum ib_wc_status status)
 	struct mrc_kicks k = { };
 	struct mrc_send_wqe *wqe;
 	unsigned long flags;
-	bool fail = false;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->sq.cursor == qp->sq.q.cons) {
@@ -216,20 +218,25 @@ int mrc_qp_complete_send(struct mrc_qp *qp, enum ib_wc_status status)
 	}
 	mrc_queue_consume(&qp->sq.q);
 
-	if (qp->state == IB_QPS_ERR)
+	if (qp->state == IB_QPS_ERR) {
 		mrc_sq_flush_locked(qp, &k);
-	else if (status != IB_WC_SUCCESS)
-		fail = true;	/* an error completion puts the QP in ERR */
-	else if (qp->state == IB_QPS_SQD && qp->attr.sq_draining &&
-		 qp->sq.cursor == qp->sq.q.cons) {
+	} else if (status != IB_WC_SUCCESS || (k.scq & MRC_CQ_DROPPED)) {
+		/*
+		 * An error completion (or one the CQ could not take) puts the
+		 * QP in ERR before the transport can take another WQE.
+		 */
+		k.fatal = k.scq & MRC_CQ_DROPPED;
+		spin_lock(&qp->rq.lock);
+		mrc_qp_set_state_locked(qp, IB_QPS_ERR, &k);
+		spin_unlock(&qp->rq.lock);
+	} else if (qp->state == IB_QPS_SQD && qp->attr.sq_draining &&
+		   qp->sq.cursor == qp->sq.q.cons) {
 		qp->attr.sq_draining = false;
 		k.sq_drained = qp->attr.en_sqd_async_notify;
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
 	mrc_qp_run_kicks(qp, &k);
-	if (fail)
-		mrc_qp_set_state(qp, IB_QPS_ERR);
 	return 0;
 }
 
@@ -274,7 +281,7 @@ int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 	struct mrc_recv_wqe *wqe;
 	unsigned long flags;
 	struct ib_wc out;
-	bool fail;
+	bool fail, fatal;
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	if (qp->rq.cursor == qp->rq.q.cons) {
@@ -288,7 +295,9 @@ int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 	k.rcq = mrc_cq_push(qp->rcq, &out, solicited);
 	mrc_queue_consume(&qp->rq.q);
 
-	fail = wc->status != IB_WC_SUCCESS && qp->state != IB_QPS_ERR;
+	fail = (wc->status != IB_WC_SUCCESS || (k.rcq & MRC_CQ_DROPPED)) &&
+	       qp->state != IB_QPS_ERR;
+	fatal = fail && (k.rcq & MRC_CQ_DROPPED);
 	if (qp->state == IB_QPS_ERR)
 		mrc_rq_flush_locked(qp, &k);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
@@ -296,6 +305,8 @@ int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 	mrc_qp_run_kicks(qp, &k);
 	if (fail)
 		mrc_qp_set_state(qp, IB_QPS_ERR);
+	if (fatal)
+		mrc_qp_event(qp, IB_EVENT_QP_FATAL);
 	return 0;
 }
 
