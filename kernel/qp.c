@@ -310,6 +310,19 @@ int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 	return 0;
 }
 
+struct mrc_mr *mrc_qp_remote_mr(struct mrc_qp *qp, u32 rkey, u64 va, u64 len,
+				int need, int *err)
+{
+	/* set by modify_qp; a racing change applies from the next packet */
+	int qp_access = READ_ONCE(qp->attr.access);
+
+	if (!mrc_access_allows(qp_access, need)) {
+		*err = -EACCES;
+		return NULL;
+	}
+	return mrc_mr_get_checked(qp->ibqp.pd, rkey, va, len, need, err);
+}
+
 /* --- lookup ------------------------------------------------------------- */
 
 struct mrc_qp *mrc_qp_get(struct ib_device *ibdev, u32 qpn)

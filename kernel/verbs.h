@@ -506,6 +506,9 @@ void mrc_qp_flush_posted(struct mrc_qp *qp, bool send);
  *	with @wc (status, opcode, byte_len, ex, wc_flags, src_qp...; wr_id and
  *	qp are filled in here); @solicited for the CQ's arming rules.
  * mrc_qp_error: move to ERR from any context and raise @event (0: none).
+ * mrc_qp_remote_mr: responder side of RDMA READ/WRITE/atomics: the QP's
+ *	access flags must allow @need, then mrc_mr_get_checked() in the QP's
+ *	PD. Returns the MR with a reference, or NULL and *err.
  */
 struct mrc_qp *mrc_qp_get(struct ib_device *ibdev, u32 qpn);
 void mrc_qp_put(struct mrc_qp *qp);
@@ -515,6 +518,8 @@ struct mrc_recv_wqe *mrc_qp_take_recv(struct mrc_qp *qp);
 int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 			 bool solicited);
 int mrc_qp_error(struct mrc_qp *qp, enum ib_event_type event);
+struct mrc_mr *mrc_qp_remote_mr(struct mrc_qp *qp, u32 rkey, u64 va, u64 len,
+				int need, int *err);
 void mrc_qp_event(struct mrc_qp *qp, enum ib_event_type event);
 
 #endif /* _MRC_VERBS_H */
