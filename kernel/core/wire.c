@@ -512,7 +512,7 @@ enum mrc_wire_reason mrc_hello_encode(const struct mrc_hello *h, u8 *buf,
 				      u32 cap)
 {
 	if (!h->min_ver || h->min_ver > h->max_ver || !h->max_paths ||
-	    h->seg_shift < MRC_HELLO_SEG_SHIFT_MIN ||
+	    !h->max_streams || h->seg_shift < MRC_HELLO_SEG_SHIFT_MIN ||
 	    h->seg_shift > MRC_HELLO_SEG_SHIFT_MAX)
 		return MRC_WIRE_E_BAD_FIELD;
 	if (cap < MRC_HELLO_LEN)
@@ -526,6 +526,7 @@ enum mrc_wire_reason mrc_hello_encode(const struct mrc_hello *h, u8 *buf,
 	mrc_put_be32(buf + MRC_WO_HELLO_CAPS, h->caps);
 	mrc_put_be32(buf + MRC_WO_HELLO_COOKIE, h->cookie);
 	mrc_put_be16(buf + MRC_WO_HELLO_UDP_PORT, h->udp_port);
+	mrc_put_be16(buf + MRC_WO_HELLO_MAX_STREAMS, h->max_streams);
 	return MRC_WIRE_OK;
 }
 
@@ -546,7 +547,9 @@ enum mrc_wire_reason mrc_hello_parse(const u8 *buf, u32 len,
 	out->caps = mrc_get_be32(buf + MRC_WO_HELLO_CAPS);
 	out->cookie = mrc_get_be32(buf + MRC_WO_HELLO_COOKIE);
 	out->udp_port = mrc_get_be16(buf + MRC_WO_HELLO_UDP_PORT);
+	out->max_streams = mrc_get_be16(buf + MRC_WO_HELLO_MAX_STREAMS);
 	if (!out->min_ver || out->min_ver > out->max_ver || !out->max_paths ||
+	    !out->max_streams ||
 	    out->seg_shift < MRC_HELLO_SEG_SHIFT_MIN ||
 	    out->seg_shift > MRC_HELLO_SEG_SHIFT_MAX)
 		return MRC_WIRE_E_BAD_FIELD;

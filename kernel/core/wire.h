@@ -400,7 +400,8 @@ static inline void mrc_wire_seal(u8 *buf, u32 body_len)
 #define MRC_WO_HELLO_CAPS	8	/* be32 */
 #define MRC_WO_HELLO_COOKIE	12	/* be32 */
 #define MRC_WO_HELLO_UDP_PORT	16	/* be16 */
-#define MRC_WO_HELLO_RSVD	18	/* be16 + be32, zero */
+#define MRC_WO_HELLO_MAX_STREAMS 18	/* be16 */
+#define MRC_WO_HELLO_RSVD	20	/* be32, zero */
 
 #define MRC_HELLO_SEG_SHIFT_MIN	8	/* 256 bytes */
 #define MRC_HELLO_SEG_SHIFT_MAX	13	/* 8192 bytes */
@@ -413,6 +414,7 @@ struct mrc_hello {
 	u32 caps;
 	u32 cookie;		/* put this in every packet sent to me */
 	u16 udp_port;		/* my destination port */
+	u16 max_streams;	/* streams this side will accept, >= 1 */
 };
 
 enum mrc_wire_reason mrc_hello_encode(const struct mrc_hello *h, u8 *buf,

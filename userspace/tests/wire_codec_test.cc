@@ -229,7 +229,7 @@ TEST(WireCodec, GoldenAckBytes)
 TEST(WireCodec, HelloRoundTrip)
 {
 	mrc_hello h = {1, 1, 16, 12, MRC_CAP_ATOMIC | MRC_CAP_RATE_HINT,
-		       0x1234abcd, MRC_WIRE_UDP_PORT};
+		       0x1234abcd, MRC_WIRE_UDP_PORT, 8};
 	u8 buf[64] = {};
 	ASSERT_EQ(mrc_hello_encode(&h, buf, MRC_HELLO_LEN), MRC_WIRE_OK);
 	EXPECT_EQ(buf[0], 'M');
@@ -244,6 +244,7 @@ TEST(WireCodec, HelloRoundTrip)
 	EXPECT_EQ(out.caps, h.caps);
 	EXPECT_EQ(out.cookie, h.cookie);
 	EXPECT_EQ(out.udp_port, MRC_WIRE_UDP_PORT);
+	EXPECT_EQ(out.max_streams, 8);
 
 	EXPECT_EQ(mrc_hello_encode(&h, buf, MRC_HELLO_LEN - 1),
 		  MRC_WIRE_E_NO_SPACE);
@@ -259,11 +260,12 @@ TEST(WireCodec, HelloRoundTrip)
 	EXPECT_EQ(mrc_hello_parse(bad, sizeof(bad), &out),
 		  MRC_WIRE_E_RESERVED);
 	mrc_hello inval[] = {
-		{0, 1, 1, 12, 0, 0, 0},	// min_ver 0
-		{2, 1, 1, 12, 0, 0, 0},	// min > max
-		{1, 1, 0, 12, 0, 0, 0},	// no paths
-		{1, 1, 1, 7, 0, 0, 0},	// segment below 256
-		{1, 1, 1, 14, 0, 0, 0},	// segment above 8192
+		{0, 1, 1, 12, 0, 0, 0, 1},	// min_ver 0
+		{2, 1, 1, 12, 0, 0, 0, 1},	// min > max
+		{1, 1, 0, 12, 0, 0, 0, 1},	// no paths
+		{1, 1, 1, 7, 0, 0, 0, 1},	// segment below 256
+		{1, 1, 1, 14, 0, 0, 0, 1},	// segment above 8192
+		{1, 1, 1, 12, 0, 0, 0, 0},	// no streams
 	};
 	for (auto &x : inval) {
 		EXPECT_EQ(mrc_hello_encode(&x, buf, sizeof(buf)),
@@ -275,6 +277,7 @@ TEST(WireCodec, HelloRoundTrip)
 		buf[MRC_WO_HELLO_MAX_VER] = x.max_ver;
 		buf[MRC_WO_HELLO_MAX_PATHS] = x.max_paths;
 		buf[MRC_WO_HELLO_SEG_SHIFT] = x.seg_shift;
+		mrc_put_be16(buf + MRC_WO_HELLO_MAX_STREAMS, x.max_streams);
 		EXPECT_EQ(mrc_hello_parse(buf, MRC_HELLO_LEN, &out),
 			  MRC_WIRE_E_BAD_FIELD);
 	}

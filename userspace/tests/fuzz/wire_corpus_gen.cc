@@ -2,6 +2,10 @@
 // Writes the seed corpus of wire_parse_fuzz: every sample packet as is,
 // the same behind a 0x00 mode byte (the harness reseals those), and a CM
 // hello. Usage: wire_corpus_gen DIR
+// Build by hand if no CMake target builds it:
+//   gcc -c kernel/core/wire.c kernel/core/icrc.c
+//   g++ -std=c++20 -Iuserspace/tests -Ikernel \
+//       userspace/tests/fuzz/wire_corpus_gen.cc wire.o icrc.o
 #include <cstdio>
 #include <string>
 
@@ -34,7 +38,7 @@ int main(int argc, char **argv)
 		n += 2;
 	}
 	mrc_hello h = {1, 1, 16, 12, MRC_CAP_ATOMIC, 0x1234abcd,
-		       MRC_WIRE_UDP_PORT};
+		       MRC_WIRE_UDP_PORT, 8};
 	u8 hb[MRC_HELLO_LEN];
 	if (mrc_hello_encode(&h, hb, sizeof(hb)) != MRC_WIRE_OK ||
 	    !put(dir + "/hello", hb, sizeof(hb)))
