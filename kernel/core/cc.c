@@ -231,12 +231,13 @@ u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg
 	if (!c->hint_bps || !c->min_rtt_ns)
 		return c->cwnd;
 	/*
-	 * [CC-12] a window of one hinted rate times the base RTT, plus an
-	 * eighth and two segments of slack, sends at about the hinted rate.
+	 * [CC-12] two hinted-rate BDPs at the base RTT, plus two segments:
+	 * enough to keep the hinted rate through ACK coalescing and jitter,
+	 * while N capped senders queue at most about one BDP at the receiver.
 	 */
 	cap = mrc_min_u64(c->hint_bps, 1ull << 44) / 1024 *
 	      mrc_min_u64(c->min_rtt_ns, 1ull << 28) / (NSEC_PER_SEC_ / 1024);
-	cap += cap / 8 + 2 * cfg->mss;
+	cap = 2 * cap + 2 * cfg->mss;
 	return (u32)mrc_min_u64(c->cwnd, cap);
 }
 

@@ -127,7 +127,7 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	struct mrc_tx_msg *m = txmsg(c, e->msn);
 	struct mrc_path *p = &c->path[pi];
 
-	seg->psn = mrc_path_tx_send(&p->tx, now, t, e->len);
+	seg->psn = mrc_path_tx_send(&p->tx, &c->cfg.path, now, t, e->len);
 	seg->msg_cookie = m->cookie;
 	seg->msn = e->msn;
 	seg->ssn = m->ssn;
@@ -586,8 +586,8 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 	for (i = 0; i < c->cfg.npaths; i++) {
 		const struct mrc_path *p = &c->path[i];
 
-		if (p->tx.rto_deadline)
-			t = mrc_min_u64(t, p->tx.rto_deadline);
+		if (mrc_path_tx_deadline(&p->tx))
+			t = mrc_min_u64(t, mrc_path_tx_deadline(&p->tx));
 		t = mrc_min_u64(t, mrc_path_rx_ack_deadline(&p->rx, &c->cfg.path));
 	}
 	return t;
@@ -601,10 +601,17 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 	for (i = 0; i < c->cfg.npaths; i++) {
 		struct mrc_path *p = &c->path[i];
 
-		if (!mrc_path_tx_on_timer(&p->tx, &c->cfg.path, now, &ev))
+		enum mrc_path_timer what;
+
+		what = mrc_path_tx_on_timer(&p->tx, &c->cfg.path, now, &ev);
+		if (what == MRC_TIMER_NONE)
 			continue;
 		for (j = 0; j < ev.n_lost; j++)
-			seg_lost(c, ev.lost[j], true);
+			seg_lost(c, ev.lost[j], what == MRC_TIMER_RTO);
+		if (what == MRC_TIMER_PTO) {
+			mrc_cc_on_loss(&p->cc, ev.lost_bytes);
+			continue;
+		}
 		mrc_cc_on_rto(&p->cc, &c->cfg.cc);
 		mrc_sched_on_rto(p, &c->cfg.sched, now);
 	}

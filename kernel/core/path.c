@@ -88,7 +88,40 @@ static struct mrc_path_slot *slot_of(struct mrc_path_tx *tx, u32 psn)
 	return &tx->slot[psn % MRC_PATH_WND];
 }
 
-u32 mrc_path_tx_send(struct mrc_path_tx *tx, u64 now, u32 cookie, u32 len)
+/*
+ * [REL-10] probe timeout: about two RTTs of silence. With packets of one
+ * path in order, silence that long means the newest packets or their ACKs
+ * were lost, which no later gap will reveal if nothing follows them.
+ */
+static u64 pto_of(const struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg)
+{
+	u64 pto;
+
+	if (!tx->srtt_ns)
+		return 0;
+	pto = 2 * tx->srtt_ns + 4 * tx->rttvar_ns + cfg->ack_delay_ns;
+	return pto < tx->rto_ns ? pto : 0;
+}
+
+static void arm_pto(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+		    u64 now)
+{
+	u64 pto = pto_of(tx, cfg);
+
+	tx->pto_deadline = pto && tx->inflight_pkts ? now + pto : 0;
+}
+
+u64 mrc_path_tx_deadline(const struct mrc_path_tx *tx)
+{
+	if (!tx->pto_deadline)
+		return tx->rto_deadline;
+	if (!tx->rto_deadline)
+		return tx->pto_deadline;
+	return mrc_min_u64(tx->pto_deadline, tx->rto_deadline);
+}
+
+u32 mrc_path_tx_send(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+		     u64 now, u32 cookie, u32 len)
 {
 	u32 psn = tx->snd_nxt++;
 	struct mrc_path_slot *s = slot_of(tx, psn);
@@ -102,6 +135,8 @@ u32 mrc_path_tx_send(struct mrc_path_tx *tx, u64 now, u32 cookie, u32 len)
 	/* RFC 6298 (5.1): start the timer when it is not running. */
 	if (!tx->rto_deadline)
 		tx->rto_deadline = now + tx->rto_ns;
+	if (!tx->pto_deadline)
+		arm_pto(tx, cfg, now);
 	return psn;
 }
 
@@ -253,16 +288,20 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 		}
 		/* RFC 6298 (5.3): restart the timer. */
 		tx->rto_deadline = tx->inflight_pkts ? now + tx->rto_ns : 0;
+		arm_pto(tx, cfg, now);
 	} else if (!tx->inflight_pkts) {
 		/* RFC 6298 (5.2): all outstanding data settled. */
 		tx->rto_deadline = 0;
+		tx->pto_deadline = 0;
 	}
 	return MRC_ACK_OK;
 }
 
-bool mrc_path_tx_on_timer(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
-			  u64 now, struct mrc_path_events *ev)
+enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
+					 const struct mrc_path_cfg *cfg,
+					 u64 now, struct mrc_path_events *ev)
 {
+	enum mrc_path_timer what;
 	u32 psn;
 
 	ev->n_acked = 0;
@@ -270,25 +309,41 @@ bool mrc_path_tx_on_timer(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg
 	ev->n_late = 0;
 	ev->acked_bytes = 0;
 	ev->lost_bytes = 0;
-	if (!tx->rto_deadline || now < tx->rto_deadline)
-		return false;
+	if (tx->rto_deadline && now >= tx->rto_deadline)
+		what = MRC_TIMER_RTO;
+	else if (tx->pto_deadline && now >= tx->pto_deadline)
+		what = MRC_TIMER_PTO;
+	else
+		return MRC_TIMER_NONE;
 
 	/* [REL-10] everything in flight is presumed lost and resent. */
 	for (psn = tx->snd_una; psn != tx->snd_nxt; psn++) {
 		struct mrc_path_slot *s = slot_of(tx, psn);
 
-		if (s->state == MRC_SLOT_INFLIGHT) {
-			mark_lost(tx, s, ev);
+		if (s->state != MRC_SLOT_INFLIGHT)
+			continue;
+		mark_lost(tx, s, ev);
+		if (what == MRC_TIMER_RTO)
 			tx->lost_rto++;
-		}
+		else
+			tx->lost_pto++;
 	}
 	advance_una(tx);
+	tx->pto_deadline = 0;
+	if (what == MRC_TIMER_PTO) {
+		/*
+		 * The RTO keeps running: if the path stays silent it still
+		 * times out and counts toward failing the path ([PATH-5]).
+		 */
+		tx->pto_fired++;
+		return what;
+	}
+	tx->rto_deadline = 0;
 	/* RFC 6298 (5.5): back off; the next send re-arms the timer. */
 	tx->rto_ns = mrc_min_u64(tx->rto_ns * 2, cfg->rto_max_ns);
-	tx->rto_deadline = 0;
 	tx->retries++;
 	tx->rto_fired++;
-	return true;
+	return what;
 }
 
 /* ---- receiver half ---- */

@@ -75,6 +75,7 @@ struct mrc_path_tx {
 	u64 min_rtt_ns;
 	u64 rto_ns;		/* current timeout, backoff included */
 	u64 rto_deadline;	/* 0: timer not armed */
+	u64 pto_deadline;	/* probe timeout ([REL-10]); 0: not armed */
 	u64 last_ack_ns;
 	/* counters, for stats and tests */
 	u64 sent_pkts;
@@ -83,6 +84,8 @@ struct mrc_path_tx {
 	u64 lost_rto;
 	u64 late_acks;		/* packets declared lost that arrived after all */
 	u64 rto_fired;
+	u64 lost_pto;
+	u64 pto_fired;
 	struct mrc_path_slot slot[MRC_PATH_WND];
 };
 
@@ -135,7 +138,8 @@ static inline u32 mrc_path_tx_room(const struct mrc_path_tx *tx)
  * Assign the next PSN to a packet carrying @cookie and @len payload bytes,
  * sent at @now. The caller checked mrc_path_tx_room() > 0.
  */
-u32 mrc_path_tx_send(struct mrc_path_tx *tx, u64 now, u32 cookie, u32 len);
+u32 mrc_path_tx_send(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+		     u64 now, u32 cookie, u32 len);
 
 /*
  * Apply an ACK. @rtt_ns is the sample the ACK yields (0: none). Fills
@@ -148,12 +152,23 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 					    u64 rtt_ns,
 					    struct mrc_path_events *ev);
 
+enum mrc_path_timer {
+	MRC_TIMER_NONE = 0,
+	MRC_TIMER_PTO,		/* the path went silent for about two RTTs */
+	MRC_TIMER_RTO,		/* the retransmission timeout */
+};
+
 /*
- * Fire the retransmission timer if it is due: every PSN in flight is
- * declared lost into @ev, the timer backs off. Returns true if it fired.
+ * Fire the probe or retransmission timer if one is due: every PSN in
+ * flight is declared lost into @ev. Only the RTO backs off and counts as a
+ * retry ([REL-10], [REL-11]).
  */
-bool mrc_path_tx_on_timer(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
-			  u64 now, struct mrc_path_events *ev);
+enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
+					 const struct mrc_path_cfg *cfg,
+					 u64 now, struct mrc_path_events *ev);
+
+/* The earlier of the two timers; 0 if neither is armed. */
+u64 mrc_path_tx_deadline(const struct mrc_path_tx *tx);
 
 /* Forget the RTT estimate, e.g. when the path moves to a new route. */
 void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg);

@@ -53,20 +53,29 @@ u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 	return port;
 }
 
-int mrc_sched_pick(struct mrc_sched *s, const struct mrc_path *paths,
-		   u32 npaths, u32 len)
+/* Rate estimate, bytes per ~microsecond, scaled by 1024. */
+static u64 path_rate(const struct mrc_path *p)
 {
-	u64 best_score = 0;
+	u64 rtt = p->tx.srtt_ns ? p->tx.srtt_ns : UNSAMPLED_RTT_NS;
+	u64 rate = (u64)p->cc.cwnd * 1024 / (rtt / 1024 + 1);
+
+	/* [PATH-5] a congested path keeps a share, halved */
+	if (p->state == MRC_PATH_CONGESTED)
+		rate /= 2;
+	return rate ? rate : 1;
+}
+
+int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
+		   u32 len)
+{
+	u64 best_start = 0;
 	int best = -1;
 	u32 k;
 
-	if (!npaths)
-		return -1;
 	for (k = 0; k < npaths; k++) {
 		u32 i = (s->rr + k) % npaths;
-		const struct mrc_path *p = &paths[i];
-		u32 room;
-		u64 rtt, score;
+		struct mrc_path *p = &paths[i];
+		u64 start;
 
 		if (p->state == MRC_PATH_FAILED || !mrc_path_tx_room(&p->tx))
 			continue;
@@ -75,23 +84,28 @@ int mrc_sched_pick(struct mrc_sched *s, const struct mrc_path *paths,
 			if (p->tx.inflight_pkts)
 				continue;
 			best = (int)i;
+			best_start = mrc_max_u64(p->vtime, s->vnow);
 			break;
 		}
-		room = mrc_cc_path_room(&p->cc, p->tx.inflight_bytes);
 		/* [PATH-6] a path with nothing in flight may always send one */
-		if (room < mrc_max_u32(len, 1) && p->tx.inflight_pkts)
+		if (p->tx.inflight_pkts &&
+		    mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) <
+		    mrc_max_u32(len, 1))
 			continue;
-		rtt = p->tx.srtt_ns ? p->tx.srtt_ns : UNSAMPLED_RTT_NS;
-		score = ((u64)room + 1) * 1024 * 1024 / (rtt / 64 + 1) + 1;
-		if (p->state == MRC_PATH_CONGESTED)
-			score /= 2;
-		if (score > best_score) {
-			best_score = score;
+		start = mrc_max_u64(p->vtime, s->vnow);
+		if (best < 0 || start < best_start) {
+			best_start = start;
 			best = (int)i;
 		}
 	}
-	if (best >= 0)
+	if (best >= 0) {
+		struct mrc_path *p = &paths[best];
+
+		/* charge headers too, so empty packets also spread */
+		p->vtime = best_start + ((u64)len + 64) * 65536 / path_rate(p);
+		s->vnow = best_start;
 		s->rr = (u32)best + 1;
+	}
 	return best;
 }
 
@@ -142,6 +156,7 @@ u32 mrc_sched_maintain(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 		 * on: the receiver knows the path by path_id, not by port.
 		 */
 		p->sport = mrc_sched_new_sport(s, cfg, paths, npaths);
+		p->vtime = s->vnow;
 		mrc_path_tx_reset_rtt(&p->tx, pcfg);
 		mrc_cc_path_init(&p->cc, ccfg, now);
 		set_state(p, MRC_PATH_PROBING, now);

@@ -27,6 +27,7 @@ struct mrc_path {
 	struct mrc_path_tx tx;
 	struct mrc_path_rx rx;
 	struct mrc_cc_path cc;
+	u64 vtime;		/* stride scheduling: virtual finish time */
 	u32 ce_seen;		/* the peer's CE count in its last ACK */
 	u16 sport;		/* UDP source port: the path's entropy */
 	u8 id;			/* path_id on the wire */
@@ -46,6 +47,7 @@ void mrc_sched_cfg_default(struct mrc_sched_cfg *cfg);
 
 struct mrc_sched {
 	u64 rng;		/* xorshift64 state, seeded per connection */
+	u64 vnow;		/* virtual time of the last pick */
 	u32 rr;			/* where the next tie-break starts */
 };
 
@@ -57,11 +59,13 @@ u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 
 /*
  * The path for a packet of @len payload bytes, or -1 if none may send now
- * ([PATH-6]): the usable path with the most window headroom per unit of
- * RTT; a probing path with nothing in flight goes first.
+ * ([PATH-6]). Among paths whose window has room, packets are sprayed in
+ * proportion to each path's rate estimate, window / RTT (stride
+ * scheduling); a probing path with nothing in flight goes first. The
+ * chosen path is charged for the packet: call only when it will be sent.
  */
-int mrc_sched_pick(struct mrc_sched *s, const struct mrc_path *paths,
-		   u32 npaths, u32 len);
+int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
+		   u32 len);
 
 /* The path's ACK made progress: probing -> active, congestion state. */
 void mrc_sched_on_ack(struct mrc_path *p, u64 now);

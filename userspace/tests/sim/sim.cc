@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Simulated channel between two portable-core endpoints; see sim.h.
+#include "sim/sim.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace mrcsim {
+
+// Ethernet + IPv4 + UDP around every MetaRoCE packet.
+static constexpr uint32_t kEncap = 14 + 20 + 8;
+static constexpr uint32_t kAckBytes = kEncap + MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN +
+				      MRC_WIRE_ICRC_LEN;
+
+Sim::Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
+	 uint64_t seed)
+	: cfg_(cfg), link_(link), wl_(wl), a_(new mrc_conn), b_(new mrc_conn),
+	  rng_(seed)
+{
+	mrc_conn_cfg ca = cfg, cb = cfg;
+
+	ca.seed = seed * 2 + 1;
+	cb.seed = seed * 2 + 2;
+	// B's view: its rx side meets A's tx side.
+	cb.rx_isn = ca.tx_isn;
+	cb.rx_msn = ca.tx_msn;
+	cb.tx_isn = ca.rx_isn;
+	cb.tx_msn = ca.rx_msn;
+	if (!mrc_conn_init(a_.get(), &ca, 0) || !mrc_conn_init(b_.get(), &cb, 0))
+		fail("mrc_conn_init refused the configuration");
+	mrc_cc_share_init(&share_b_, (uint64_t)(link.rate_bpns * 1e9), 100000, 0);
+	mrc_cc_share_init(&share_a_, (uint64_t)(link.rate_bpns * 1e9), 100000, 0);
+	next_rx_ssn_.assign(cfg.nstreams, 0);
+	next_tx_ssn_.assign(cfg.nstreams, 0);
+}
+
+Sim::~Sim() = default;
+
+void Sim::fail(const std::string &what)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), " (t=%llu ns)", (unsigned long long)now_);
+	if (st_.errors.size() < 20)
+		st_.errors.push_back(what + buf);
+}
+
+bool Sim::route_down(uint16_t sport, uint64_t now) const
+{
+	uint32_t r = sport % link_.routes;
+
+	for (const Outage &o : outages_)
+		if (o.route == r && now >= o.from_ns && now < o.to_ns)
+			return true;
+	return false;
+}
+
+void Sim::transmit(bool to_b, uint16_t sport, uint32_t bytes, Pkt p)
+{
+	uint64_t &busy = busy_[to_b ? 1 : 0];
+	uint64_t start = std::max(now_, busy);
+	uint64_t depart = start + (uint64_t)(bytes / link_.rate_bpns) + 1;
+	uint64_t queued = (uint64_t)((start - now_) * link_.rate_bpns);
+
+	busy = depart;
+	p.to_b = to_b;
+	p.ce = !p.is_ack && link_.ecn_bytes && queued > link_.ecn_bytes;
+	st_.ce_marked += p.ce;
+	if (route_down(sport, now_)) {
+		st_.outage_drops++;
+		return;
+	}
+	if (link_.loss > 0 && uniform() < link_.loss) {
+		st_.dropped++;
+		return;
+	}
+	p.at = depart + link_.delay_ns;
+	if (link_.jitter_ns)
+		p.at += (uint64_t)(uniform() * link_.jitter_ns);
+	if (link_.reorder > 0 && uniform() < link_.reorder) {
+		p.at += link_.reorder_ns;
+		st_.reordered++;
+	}
+	p.order = order_++;
+	q_.push(p);
+	if (link_.dup > 0 && uniform() < link_.dup) {
+		p.at += 1 + (uint64_t)(uniform() * 2000);
+		p.order = order_++;
+		q_.push(p);
+		st_.duplicated++;
+	}
+}
+
+void Sim::post_more()
+{
+	mrc_conn *a = a_.get();
+
+	while (posted_count_ < wl_.messages &&
+	       posted_count_ - st_.msgs_done_tx < wl_.outstanding) {
+		uint32_t span = wl_.max_len - wl_.min_len + 1;
+		uint32_t len = wl_.min_len + (uint32_t)(rng_() % span);
+		uint32_t stream = (uint32_t)(rng_() % cfg_.nstreams);
+		uint32_t msn;
+
+		if (!mrc_conn_tx_post(a, stream, len, posted_count_, &msn))
+			break;
+		if (msn - cfg_.tx_msn != posted_count_)
+			fail("MSN not assigned in posting order");
+		Posted p;
+		p.stream = stream;
+		p.ssn = a->txm[msn % MRC_CONN_MSGS].ssn;
+		p.len = len;
+		p.placed.assign(len ? (len - 1) / cfg_.mss + 1 : 1, 0);
+		posted_.push_back(std::move(p));
+		posted_count_++;
+	}
+}
+
+void Sim::deliver(const Pkt &p)
+{
+	if (p.is_ack) {
+		if (!mrc_conn_on_ack(a_.get(), now_, &p.ack))
+			fail("sender refused a valid ACK");
+		return;
+	}
+	st_.data_pkts++;
+	mrc_rx_seg s = {};
+	s.psn = p.seg.psn;
+	s.msn = p.seg.msn;
+	s.ssn = p.seg.ssn;
+	s.tsval = p.seg.tsval;
+	s.offset = p.seg.offset;
+	s.len = p.seg.len;
+	s.total_len = p.seg.total_len;
+	s.stream = p.seg.stream;
+	s.flags = p.seg.flags;
+	s.path_id = p.seg.path_id;
+	s.ce = p.ce;
+
+	switch (mrc_conn_rx_data(b_.get(), now_, &s, &share_b_)) {
+	case MRC_RX_NEW: {
+		uint64_t i = (uint32_t)(s.msn - cfg_.tx_msn);
+
+		st_.rx_new++;
+		if (i >= posted_.size()) {
+			fail("placed a segment of a message never posted");
+			return;
+		}
+		Posted &m = posted_[i];
+		if (m.stream != s.stream || m.ssn != s.ssn || m.len != s.total_len)
+			fail("segment identity differs from its posting");
+		uint32_t idx = s.offset / cfg_.mss;
+		if (idx >= m.placed.size() || m.placed[idx]++)
+			fail("segment placed twice (msn " + std::to_string(s.msn) +
+			     " seg " + std::to_string(idx) + ")");
+		st_.bytes_rx += s.len;
+		break;
+	}
+	case MRC_RX_DUP:
+		st_.rx_dup++;
+		break;
+	case MRC_RX_DROP:
+		break;
+	case MRC_RX_INVALID:
+		fail("receiver flagged a protocol violation");
+		break;
+	}
+}
+
+void Sim::pump(uint64_t now)
+{
+	mrc_conn *a = a_.get(), *b = b_.get();
+	mrc_completion c;
+	mrc_ack_info ack;
+	mrc_tx_seg seg;
+
+	while (mrc_conn_rx_poll(b, &c)) {
+		uint64_t i = (uint32_t)(c.msn - cfg_.tx_msn);
+
+		if (i >= posted_.size()) {
+			fail("receiver completed an unknown message");
+			continue;
+		}
+		Posted &m = posted_[i];
+		if (m.rx_done || c.stream != m.stream || c.ssn != m.ssn ||
+		    c.len != m.len)
+			fail("receiver completion does not match the posting");
+		if (c.ssn != next_rx_ssn_[c.stream]++)
+			fail("receiver completion out of order on its stream");
+		for (uint8_t n : m.placed)
+			if (n != 1)
+				fail("completed message with a segment placed " +
+				     std::to_string(n) + " times");
+		m.rx_done = true;
+		st_.msgs_done_rx++;
+	}
+	while (mrc_conn_ack_next(b, now, &share_b_, &ack)) {
+		Pkt p = {};
+		p.is_ack = true;
+		p.ack = ack;
+		st_.ack_pkts++;
+		transmit(false, b->path[ack.path_id].sport, kAckBytes, p);
+	}
+	while (mrc_conn_tx_poll(a, &c)) {
+		if (c.status != MRC_CONN_OK) {
+			fail("sender completion with error " + std::to_string(c.status));
+			continue;
+		}
+		if (c.cookie >= posted_.size() || posted_[c.cookie].tx_done) {
+			fail("sender completed a message twice or never posted");
+			continue;
+		}
+		Posted &m = posted_[c.cookie];
+		if (c.stream != m.stream || c.ssn != next_tx_ssn_[c.stream]++)
+			fail("sender completion out of order on its stream");
+		if (!m.rx_done)
+			fail("sender completed before the receiver placed everything");
+		m.tx_done = true;
+		st_.msgs_done_tx++;
+	}
+	post_more();
+	while (mrc_conn_tx_next(a, now, &seg)) {
+		Pkt p = {};
+		p.seg = seg;
+		transmit(true, seg.sport, kEncap + MRC_WIRE_DATA_OVERHEAD + seg.len, p);
+	}
+	st_.inflight_sum += mrc_conn_inflight(a);
+	st_.inflight_samples++;
+	st_.blocked_conn += mrc_conn_inflight(a) + cfg_.mss > mrc_cc_conn_window(&a->cc, &cfg_.cc);
+	if (a->error)
+		fail("sender connection error " + std::to_string(a->error));
+	if (b->error)
+		fail("receiver connection error " + std::to_string(b->error));
+}
+
+bool Sim::run(uint64_t limit_ns)
+{
+	auto done = [&] {
+		return posted_count_ == wl_.messages &&
+		       st_.msgs_done_tx == wl_.messages &&
+		       st_.msgs_done_rx == wl_.messages;
+	};
+
+	pump(now_);
+	while (!done() && st_.errors.empty()) {
+		uint64_t t = std::min(mrc_conn_deadline(a_.get()),
+				      mrc_conn_deadline(b_.get()));
+
+		if (!q_.empty())
+			t = std::min(t, q_.top().at);
+		if (t == ~0ull) {
+			fail("stalled: nothing in flight and no timer armed");
+			break;
+		}
+		if (t > limit_ns)
+			break;
+		now_ = std::max(now_, t);
+		while (!q_.empty() && q_.top().at <= now_) {
+			Pkt p = q_.top();
+
+			q_.pop();
+			deliver(p);
+		}
+		mrc_conn_on_timer(a_.get(), now_);
+		mrc_conn_on_timer(b_.get(), now_);
+		pump(now_);
+	}
+	st_.end_ns = now_;
+	st_.resends = a_->stats.tx_resends;
+	for (uint32_t i = 0; i < cfg_.npaths; i++)
+		st_.reentropies += a_->path[i].reentropies;
+	return done() && st_.errors.empty();
+}
+
+} // namespace mrcsim

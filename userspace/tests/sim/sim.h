@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// A simulated network for two portable-core endpoints, in virtual time.
+//
+// Each direction has one egress link of a given rate with a FIFO queue
+// (the bottleneck; marks ECN CE above a threshold), then per-route
+// propagation delay. On top: random loss, duplication, reordering (extra
+// delay for one packet), jitter, and route failures in time windows. A
+// route is chosen by the path's UDP source port, so re-entropy moves a
+// path off a failed route just as ECMP would.
+//
+// The checker records what the sender posted and verifies at the receiver
+// that every segment is placed exactly once, that its identity matches
+// the posting, and that completions come per stream in posting order with
+// every byte placed; at the sender, that completions come in order.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "core/conn.h"
+}
+
+namespace mrcsim {
+
+struct LinkCfg {
+	double rate_bpns = 1.25;	// bytes per ns (1.25 = 10 Gbit/s)
+	uint64_t delay_ns = 10000;	// one-way propagation
+	uint64_t jitter_ns = 0;		// uniform extra delay (reorders if > gap)
+	double loss = 0;		// per packet, data and ACKs
+	double dup = 0;
+	double reorder = 0;		// chance of reorder_ns extra delay
+	uint64_t reorder_ns = 30000;
+	uint32_t ecn_bytes = 0;		// mark CE above this queue depth; 0 = off
+	uint32_t routes = 16;		// route = sport % routes
+};
+
+struct Outage {
+	uint32_t route;
+	uint64_t from_ns, to_ns;
+};
+
+struct Workload {
+	uint32_t streams = 4;
+	uint32_t min_len = 0;
+	uint32_t max_len = 256 * 1024;
+	uint32_t outstanding = 32;	// messages kept posted
+	uint64_t messages = 1000;	// total to post
+};
+
+struct Stats {
+	uint64_t data_pkts = 0, ack_pkts = 0, dropped = 0, duplicated = 0;
+	uint64_t ce_marked = 0, reordered = 0, outage_drops = 0;
+	uint64_t msgs_done_tx = 0, msgs_done_rx = 0, bytes_rx = 0;
+	uint64_t rx_dup = 0, rx_new = 0, resends = 0, reentropies = 0;
+	uint64_t end_ns = 0;
+	uint64_t inflight_sum = 0, inflight_samples = 0, blocked_conn = 0;
+	std::vector<std::string> errors;
+};
+
+class Sim {
+public:
+	Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
+	    uint64_t seed);
+	~Sim();
+
+	void add_outage(const Outage &o) { outages_.push_back(o); }
+	// Run until every message completed at both ends, an error is
+	// found, or virtual time passes limit_ns. Returns true if all done.
+	bool run(uint64_t limit_ns);
+	const Stats &stats() const { return st_; }
+	mrc_conn *sender() { return a_.get(); }
+	mrc_conn *receiver() { return b_.get(); }
+
+private:
+	struct Pkt {
+		uint64_t at;
+		uint64_t order;
+		bool to_b;		// data A->B, ACKs B->A
+		bool is_ack;
+		bool ce;
+		mrc_tx_seg seg;
+		mrc_ack_info ack;
+	};
+	struct Later {
+		bool operator()(const Pkt &x, const Pkt &y) const
+		{
+			return x.at != y.at ? x.at > y.at : x.order > y.order;
+		}
+	};
+	struct Posted {
+		uint32_t stream, ssn, len;
+		std::vector<uint8_t> placed;	// per segment
+		bool rx_done = false, tx_done = false;
+	};
+
+	void transmit(bool to_b, uint16_t sport, uint32_t bytes, Pkt p);
+	void deliver(const Pkt &p);
+	void pump(uint64_t now);
+	void post_more();
+	void fail(const std::string &what);
+	bool route_down(uint16_t sport, uint64_t now) const;
+	double uniform() { return uni_(rng_); }
+
+	mrc_conn_cfg cfg_;
+	LinkCfg link_;
+	Workload wl_;
+	std::unique_ptr<mrc_conn> a_, b_;
+	mrc_cc_share share_b_{}, share_a_{};
+	std::priority_queue<Pkt, std::vector<Pkt>, Later> q_;
+	std::vector<Outage> outages_;
+	uint64_t now_ = 0, order_ = 0;
+	uint64_t busy_[2] = {0, 0};	// egress link free at (0: B->A, 1: A->B)
+	std::vector<Posted> posted_;	// indexed by msn
+	std::vector<uint32_t> next_rx_ssn_, next_tx_ssn_;
+	uint64_t posted_count_ = 0;
+	std::mt19937_64 rng_;
+	std::uniform_real_distribution<double> uni_{0.0, 1.0};
+	Stats st_;
+};
+
+} // namespace mrcsim
