@@ -164,6 +164,7 @@ static int mrc_mr_pin(struct mrc_mr *mr, u64 start, u64 length, int access)
 		mr->pages[i++] = sg_page_iter_page(&iter);
 	}
 	mr->npages = i;
+	mr->max_pages = i;	/* never index an unfilled entry */
 	mr->page_shift = PAGE_SHIFT;
 	mr->first_offset = ib_umem_offset(umem);
 
@@ -228,6 +229,7 @@ struct ib_mr *mrc_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	}
 	mr->max_pages = max_num_sg;
 	mr->page_shift = PAGE_SHIFT;
+	mr->map_shift = PAGE_SHIFT;
 
 	/* No rights until an IB_WR_REG_MR grants them. */
 	err = mrc_mr_publish(mr, MRC_MR_FREE, 0);
@@ -252,24 +254,29 @@ static int mrc_mr_set_page(struct ib_mr *ibmr, u64 addr)
 
 /*
  * Only the page list changes here; the registration (iova, length,
- * rights) is taken over when the IB_WR_REG_MR executes. Mapping is legal
- * while the MR is still valid (iSER maps, then posts LOCAL_INV + REG_MR):
- * the copy path bounds every index by max_pages, so the old registration
- * can at worst reach pages the consumer handed us for this MR.
+ * rights, page size) is taken over when the IB_WR_REG_MR executes.
+ * Mapping is legal while the MR is still valid (iSER maps, then posts
+ * LOCAL_INV + REG_MR): the copy path bounds every index by max_pages and
+ * every entry keeps the registered page size, so the old registration can
+ * at worst reach pages the consumer handed us for this MR.
  */
 int mrc_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset)
 {
 	struct mrc_mr *mr = to_mrc_mr(ibmr);
+	u32 shift;
 	int n;
 
 	if (mr->type != IB_MR_TYPE_MEM_REG ||
 	    !is_power_of_2(ibmr->page_size) || ibmr->page_size < 512)
 		return -EINVAL;
+	shift = ilog2(ibmr->page_size);
+	if (READ_ONCE(mr->state) == MRC_MR_VALID && shift != mr->page_shift)
+		return -EBUSY;
 
 	mr->npages = 0;
 	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, mrc_mr_set_page);
-	mr->page_shift = ilog2(ibmr->page_size);
+	mr->map_shift = shift;
 	mr->map_offset = ibmr->iova & (ibmr->page_size - 1);
 	return n;
 }
@@ -366,7 +373,7 @@ int mrc_mr_fast_reg(const struct ib_pd *pd, struct mrc_mr *mr, u32 key,
 		return -EINVAL;
 
 	spin_lock_irqsave(&mr->lock, flags);
-	mapped = (u64)mr->npages << mr->page_shift;
+	mapped = (u64)mr->npages << mr->map_shift;
 	if (mr->state != MRC_MR_FREE || mr->ibmr.pd != pd ||
 	    (key >> 8) != (mr->key >> 8) || mr->map_offset > mapped ||
 	    length > mapped - mr->map_offset) {
@@ -377,6 +384,7 @@ int mrc_mr_fast_reg(const struct ib_pd *pd, struct mrc_mr *mr, u32 key,
 		mr->iova = iova;
 		mr->length = length;
 		mr->first_offset = mr->map_offset;
+		mr->page_shift = mr->map_shift;
 		mr->state = MRC_MR_VALID;
 		mr->ibmr.lkey = key;
 		mr->ibmr.rkey = key;

@@ -154,6 +154,7 @@ struct mrc_mr {
 	u32 page_shift;
 	u32 first_offset;	/* offset of iova in the first page */
 	u32 map_offset;		/* MEM_REG: first_offset of the last map */
+	u32 map_shift;		/* MEM_REG: page_shift of the last map */
 };
 
 static inline struct mrc_mr *to_mrc_mr(struct ib_mr *ibmr)
