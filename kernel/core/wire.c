@@ -126,6 +126,9 @@ static enum mrc_wire_reason mrc_check_ext(const struct mrc_pkt *pkt)
 		return mrc_check_segment(pkt->flags, pkt->send.offset,
 					 pkt->payload_len, pkt->send.total_len);
 	case MRC_PKT_WRITE:
+		/* [PKT-47] only a WRITE with immediate consumes a receive */
+		if (pkt->write.rsn && !(pkt->flags & MRC_F_IMM))
+			return MRC_WIRE_E_RESERVED;
 		if (mrc_va_wraps(pkt->write.va, pkt->write.total_len))
 			return MRC_WIRE_E_VA_OVERFLOW;
 		return mrc_check_segment(pkt->flags, pkt->write.offset,
@@ -227,6 +230,7 @@ static void mrc_put_ext(const struct mrc_pkt *pkt, u8 *b)
 		mrc_put_be32(b + MRC_WO_WRITE_RKEY, pkt->write.rkey);
 		mrc_put_be32(b + MRC_WO_WRITE_OFFSET, pkt->write.offset);
 		mrc_put_be32(b + MRC_WO_WRITE_TOTAL, pkt->write.total_len);
+		mrc_put_be32(b + MRC_WO_WRITE_RSN, pkt->write.rsn);
 		break;
 	case MRC_PKT_READ_REQ:
 		mrc_put_be64(b + MRC_WO_RREQ_VA, pkt->read_req.va);
@@ -361,6 +365,7 @@ static enum mrc_wire_reason mrc_get_ext(struct mrc_pkt *pkt, const u8 *b)
 		pkt->write.rkey = mrc_get_be32(b + MRC_WO_WRITE_RKEY);
 		pkt->write.offset = mrc_get_be32(b + MRC_WO_WRITE_OFFSET);
 		pkt->write.total_len = mrc_get_be32(b + MRC_WO_WRITE_TOTAL);
+		pkt->write.rsn = mrc_get_be32(b + MRC_WO_WRITE_RSN);
 		break;
 	case MRC_PKT_READ_REQ:
 		pkt->read_req.va = mrc_get_be64(b + MRC_WO_RREQ_VA);

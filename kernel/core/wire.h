@@ -48,7 +48,7 @@ extern "C" {
 #define MRC_WIRE_ICRC_LEN		4
 
 #define MRC_WIRE_SEND_LEN		12
-#define MRC_WIRE_WRITE_LEN		20
+#define MRC_WIRE_WRITE_LEN		24
 #define MRC_WIRE_READ_REQ_LEN		20
 #define MRC_WIRE_READ_RESP_LEN		12
 #define MRC_WIRE_ATOMIC_LEN		32
@@ -98,6 +98,7 @@ extern "C" {
 #define MRC_WO_WRITE_RKEY	40	/* be32 */
 #define MRC_WO_WRITE_OFFSET	44	/* be32 */
 #define MRC_WO_WRITE_TOTAL	48	/* be32 */
+#define MRC_WO_WRITE_RSN	52	/* be32, with MRC_F_IMM only, else zero */
 
 #define MRC_WO_RREQ_VA		32	/* be64 */
 #define MRC_WO_RREQ_RKEY	40	/* be32 */
@@ -209,6 +210,7 @@ struct mrc_pkt_write {
 	u32 rkey;
 	u32 offset;
 	u32 total_len;
+	u32 rsn;		/* with MRC_F_IMM: the receive it consumes */
 };
 
 struct mrc_pkt_read_req {
@@ -422,7 +424,7 @@ enum mrc_wire_reason mrc_hello_encode(const struct mrc_hello *h, u8 *buf,
 enum mrc_wire_reason mrc_hello_parse(const u8 *buf, u32 len,
 				     struct mrc_hello *out);
 
-MRC_STATIC_ASSERT(MRC_WIRE_DATA_OVERHEAD == 60, "data overhead is 60 bytes");
+MRC_STATIC_ASSERT(MRC_WIRE_DATA_OVERHEAD == 64, "data overhead is 64 bytes");
 MRC_STATIC_ASSERT(MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN ==
 		  MRC_WO_ACK_SACK + 8 * MRC_WIRE_SACK_WORDS, "ACK layout");
 MRC_STATIC_ASSERT((MRC_WIRE_MAX_HDR_LEN + MRC_WIRE_IMM_LEN) / 4 <= 255,

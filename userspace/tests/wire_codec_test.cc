@@ -36,6 +36,7 @@ void expect_same(const mrc_pkt &a, const mrc_pkt &b)
 		EXPECT_EQ(a.write.rkey, b.write.rkey);
 		EXPECT_EQ(a.write.offset, b.write.offset);
 		EXPECT_EQ(a.write.total_len, b.write.total_len);
+		EXPECT_EQ(a.write.rsn, b.write.rsn);
 		break;
 	case MRC_PKT_READ_REQ:
 		EXPECT_EQ(a.read_req.va, b.read_req.va);
@@ -126,7 +127,7 @@ TEST(WireCodec, HeaderSizes)
 		u8 type;
 		u32 ext;
 	} want[] = {
-		{MRC_PKT_SEND, 12},	 {MRC_PKT_WRITE, 20},
+		{MRC_PKT_SEND, 12},	 {MRC_PKT_WRITE, 24},
 		{MRC_PKT_READ_REQ, 20},	 {MRC_PKT_READ_RESP, 12},
 		{MRC_PKT_ATOMIC, 32},	 {MRC_PKT_ATOMIC_RESP, 8},
 		{MRC_PKT_ACK, 64},	 {MRC_PKT_NAK, 16},
@@ -141,7 +142,7 @@ TEST(WireCodec, HeaderSizes)
 	EXPECT_EQ(mrc_wire_ext_len(0), 0u);
 	EXPECT_EQ(mrc_wire_ext_len(MRC_PKT_TYPE_MAX + 1), 0u);
 	EXPECT_EQ(mrc_wire_ext_len(255), 0u);
-	EXPECT_EQ(MRC_WIRE_DATA_OVERHEAD, 60);
+	EXPECT_EQ(MRC_WIRE_DATA_OVERHEAD, 64);
 	EXPECT_EQ(MRC_WIRE_MAX_HDR_LEN, 96);
 	// 1500-byte IPv6 MTU leaves room for a 1024-byte segment, 9000 for 8192.
 	EXPECT_GE(1500 - MRC_WIRE_IPV6_LEN - MRC_WIRE_UDP_LEN -

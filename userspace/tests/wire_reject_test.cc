@@ -198,6 +198,10 @@ TEST(WireReject, ReservedBits)
 	EXPECT_EQ(check_edited("send_only",
 			       [](mrc_pkt &p) { p.dst_qpn = 1u << 24; }),
 		  MRC_WIRE_E_RESERVED);
+	// [PKT-47] a WRITE without immediate consumes no receive
+	EXPECT_EQ(parse_edited("write_first",
+			       [](auto &b) { put32(b, MRC_WO_WRITE_RSN, 1); }),
+		  MRC_WIRE_E_RESERVED);
 	EXPECT_EQ(check_edited("ack_plain", [](mrc_pkt &p) { p.psn = 1; }),
 		  MRC_WIRE_E_RESERVED);
 	EXPECT_EQ(check_edited("send_only", [](mrc_pkt &p) { p.flags |= 0x100; }),

@@ -113,7 +113,7 @@ inline std::vector<WireSample> wire_samples()
 	p.write = {0x00007f0012345000ull, 0x4321, 0, 8192};
 	add("write_first", p, pattern(4096, 2));
 	p.flags = MRC_F_LAST | MRC_F_IMM;
-	p.write = {0x00007f0012345000ull, 0x4321, 4096, 8192};
+	p.write = {0x00007f0012345000ull, 0x4321, 4096, 8192, 12};
 	p.imm = 0xa5a5a5a5;
 	add("write_last_imm", p, pattern(4096, 3));
 	p.flags = MRC_F_FIRST | MRC_F_LAST;
