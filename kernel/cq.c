@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Completion queues: a ring of struct ib_wc for kernel consumers, the
- * arming rules of req_notify_cq, and overflow reported as IB_EVENT_CQ_ERR.
+ * Completion queues: a ring of struct ib_wc for kernel consumers or of
+ * struct ib_uverbs_wc mapped by a process (the provider polls it without a
+ * system call), the arming rules of req_notify_cq, and overflow reported
+ * as IB_EVENT_CQ_ERR.
  *
  * Producers (the QP's work queues) push under their own lock so that
  * completions keep posting order, but consumer callbacks (completion
@@ -10,6 +12,7 @@
  */
 
 #include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "verbs.h"
 
@@ -26,6 +29,7 @@ int mrc_cq_init(struct mrc_cq *cq, u32 cqe)
 		return err;
 	cq->notify = 0;
 	cq->overflow = false;
+	cq->user = false;
 	cq->ibcq.cqe = cq->q.num;
 	return 0;
 }
@@ -35,16 +39,46 @@ void mrc_cq_fini(struct mrc_cq *cq)
 	mrc_queue_free(&cq->q);
 }
 
+static int mrc_cq_init_user(struct mrc_cq *cq, u32 cqe,
+			    struct ib_udata *udata)
+{
+	struct ib_ucontext *uctx = rdma_udata_to_uverbs_attr_bundle(udata)->context;
+	struct metaroce_create_cq_resp resp = { };
+	int err;
+
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	if (cqe < 1 || cqe > MRC_MAX_CQE)
+		return -EINVAL;
+	spin_lock_init(&cq->lock);
+	err = mrc_queue_init_user(&cq->q, uctx, cqe,
+				  sizeof(struct ib_uverbs_wc));
+	if (err)
+		return err;
+	cq->notify = 0;
+	cq->overflow = false;
+	cq->user = true;
+	cq->ibcq.cqe = cq->q.num;
+
+	resp.mmap_offset = mrc_queue_mmap_offset(&cq->q);
+	resp.mmap_size = cq->q.size;
+	resp.num = cq->q.num;
+	resp.slot_size = cq->q.elem_size;
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		mrc_cq_fini(cq);
+	return err;
+}
+
 int mrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct ib_udata *udata)
 {
-	/* userspace CQs need the mmap'ed ring (a later step) */
-	if (udata)
-		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
+	if (udata)
+		return mrc_cq_init_user(to_mrc_cq(ibcq), attr->cqe, udata);
 	return mrc_cq_init(to_mrc_cq(ibcq), attr->cqe);
 }
 
@@ -62,7 +96,8 @@ int mrc_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	unsigned long flags;
 	int err;
 
-	if (udata)
+	/* a mapped ring cannot move under the process */
+	if (udata || cq->user)
 		return -EOPNOTSUPP;
 	if (cqe < 1 || cqe > MRC_MAX_CQE)
 		return -EINVAL;
@@ -89,6 +124,10 @@ int mrc_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	unsigned long flags;
 	int n;
 
+	/* the process polls its ring itself; uverbs' poll_cq cannot help */
+	if (cq->user)
+		return -EOPNOTSUPP;
+
 	spin_lock_irqsave(&cq->lock, flags);
 	for (n = 0; n < num_entries; n++) {
 		struct ib_wc *slot = mrc_queue_consumer_slot(&cq->q);
@@ -109,6 +148,8 @@ int mrc_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	int missed = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->user)
+		mrc_queue_sync_user_consumer(&cq->q);
 	/* "next completion" is the wider request; it is never narrowed */
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = flags & IB_CQ_SOLICITED_MASK;
@@ -116,6 +157,25 @@ int mrc_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 		missed = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return missed;
+}
+
+static void mrc_wc_to_uverbs(struct ib_uverbs_wc *u, const struct ib_wc *wc)
+{
+	u->wr_id = wc->wr_id;
+	u->status = wc->status;
+	u->opcode = wc->opcode;
+	u->vendor_err = wc->vendor_err;
+	u->byte_len = wc->byte_len;
+	u->ex.imm_data = wc->ex.imm_data;
+	u->qp_num = wc->qp->qp_num;
+	u->src_qp = wc->src_qp;
+	u->wc_flags = wc->wc_flags;
+	u->pkey_index = wc->pkey_index;
+	u->slid = ib_lid_cpu16(wc->slid);
+	u->sl = wc->sl;
+	u->dlid_path_bits = wc->dlid_path_bits;
+	u->port_num = wc->port_num;
+	u->reserved = 0;
 }
 
 /*
@@ -126,14 +186,16 @@ unsigned int mrc_cq_push(struct mrc_cq *cq, const struct ib_wc *wc,
 			 bool solicited)
 {
 	unsigned int kick = 0;
-	struct ib_wc *slot;
 	unsigned long flags;
+	void *slot;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->overflow) {
 		kick = MRC_CQ_DROPPED;
 		goto out;
 	}
+	if (cq->user)
+		mrc_queue_sync_user_consumer(&cq->q);
 	slot = mrc_queue_producer_slot(&cq->q);
 	if (!slot) {
 		/* the CQ is in error from now on, as on an HCA */
@@ -141,7 +203,10 @@ unsigned int mrc_cq_push(struct mrc_cq *cq, const struct ib_wc *wc,
 		kick = MRC_CQ_DROPPED | MRC_CQ_KICK_ERR;
 		goto out;
 	}
-	*slot = *wc;
+	if (cq->user)
+		mrc_wc_to_uverbs(slot, wc);
+	else
+		*(struct ib_wc *)slot = *wc;
 	mrc_queue_produce(&cq->q);
 
 	/* solicited arming also fires on any unsuccessful completion */

@@ -210,6 +210,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.alloc_mr = mrc_alloc_mr,
 	.map_mr_sg = mrc_map_mr_sg,
 	.dereg_mr = mrc_dereg_mr,
+	.mmap_free = mrc_mmap_free,
 	.create_cq = mrc_create_cq,
 	.destroy_cq = mrc_destroy_cq,
 	.resize_cq = mrc_resize_cq,

@@ -7,7 +7,9 @@
 
 #include <linux/errno.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
@@ -16,27 +18,21 @@
 /* Larger rings are refused before any size arithmetic can overflow. */
 #define MRC_QUEUE_MAX_ELEMS	BIT(20)
 
-int mrc_queue_init(struct mrc_queue *q, u32 min_elems, u32 elem_size)
+static int mrc_queue_size(u32 min_elems, u32 elem_size, u32 *num,
+			  size_t *size)
 {
-	u32 num = roundup_pow_of_two(max(min_elems, 1U));
-	size_t size;
-
 	if (min_elems > MRC_QUEUE_MAX_ELEMS || !elem_size || elem_size % 8)
 		return -EINVAL;
+	*num = roundup_pow_of_two(max(min_elems, 1U));
+	*size = size_add(sizeof(struct metaroce_queue_hdr),
+			 array_size(*num, elem_size));
+	return *size == SIZE_MAX ? -EINVAL : 0;
+}
 
-	size = size_add(sizeof(struct mrc_queue_hdr),
-			array_size(num, elem_size));
-	if (size == SIZE_MAX)
-		return -EINVAL;
-
-	/*
-	 * vmalloc rather than kmalloc: rings of a few MiB are normal and
-	 * the same area type can be mapped to userspace later.
-	 */
-	q->hdr = vzalloc(size);
-	if (!q->hdr)
-		return -ENOMEM;
-
+static void mrc_queue_setup(struct mrc_queue *q, void *mem, u32 num,
+			    u32 elem_size, size_t size)
+{
+	q->hdr = mem;
 	q->elems = (void *)(q->hdr + 1);
 	q->num = num;
 	q->mask = num - 1;
@@ -44,14 +40,96 @@ int mrc_queue_init(struct mrc_queue *q, u32 min_elems, u32 elem_size)
 	q->prod = 0;
 	q->cons = 0;
 	q->size = size;
+	q->mmap = NULL;
+}
+
+int mrc_queue_init(struct mrc_queue *q, u32 min_elems, u32 elem_size)
+{
+	size_t size;
+	void *mem;
+	u32 num;
+	int err;
+
+	err = mrc_queue_size(min_elems, elem_size, &num, &size);
+	if (err)
+		return err;
+	/* vmalloc: rings of a few MiB are normal */
+	mem = vzalloc(size);
+	if (!mem)
+		return -ENOMEM;
+	mrc_queue_setup(q, mem, num, elem_size, size);
+	return 0;
+}
+
+/* A ring userspace maps: same layout, whole pages, zeroed. */
+int mrc_queue_init_user(struct mrc_queue *q, struct ib_ucontext *uctx,
+			u32 min_elems, u32 elem_size)
+{
+	struct mrc_mmap *m;
+	size_t size;
+	void *mem;
+	u32 num;
+	int err;
+
+	err = mrc_queue_size(min_elems, elem_size, &num, &size);
+	if (err)
+		return err;
+	size = PAGE_ALIGN(size);
+	mem = vmalloc_user(size);
+	if (!mem)
+		return -ENOMEM;
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m) {
+		vfree(mem);
+		return -ENOMEM;
+	}
+	m->addr = mem;
+	err = rdma_user_mmap_entry_insert(uctx, &m->rdma, size);
+	if (err) {
+		kfree(m);
+		vfree(mem);
+		return err;
+	}
+	mrc_queue_setup(q, mem, num, elem_size, size);
+	q->mmap = m;
 	return 0;
 }
 
 void mrc_queue_free(struct mrc_queue *q)
 {
-	vfree(q->hdr);
+	if (q->mmap)
+		/* the memory goes in mrc_mmap_free(), once nobody maps it */
+		rdma_user_mmap_entry_remove(&q->mmap->rdma);
+	else
+		vfree(q->hdr);
 	q->hdr = NULL;
 	q->elems = NULL;
+	q->mmap = NULL;
+}
+
+int mrc_queue_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *entry;
+	struct mrc_mmap *m;
+	int err;
+
+	/* checks VM_SHARED and that the length is the whole ring */
+	entry = rdma_user_mmap_entry_get(uctx, vma);
+	if (!entry)
+		return -EINVAL;
+	m = container_of(entry, struct mrc_mmap, rdma);
+	/* the mapping holds its own page references past vfree() */
+	err = remap_vmalloc_range(vma, m->addr, 0);
+	rdma_user_mmap_entry_put(entry);
+	return err;
+}
+
+void mrc_mmap_free(struct rdma_user_mmap_entry *entry)
+{
+	struct mrc_mmap *m = container_of(entry, struct mrc_mmap, rdma);
+
+	vfree(m->addr);
+	kfree(m);
 }
 
 /*

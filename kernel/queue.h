@@ -4,27 +4,30 @@
  *
  * Indices are free-running u32 counters; the slot is index & mask. The
  * kernel keeps private copies of both indices and publishes them in a
- * header at the start of the buffer. Today every ring is kernel-only; the
- * header exists so that a later step can allocate the same layout with
- * vmalloc_user(), map it into a process and let userspace own one of the
- * two indices (it then has to be read with acquire semantics and checked
- * before use, never trusted).
+ * header at the start of the buffer (struct metaroce_queue_hdr, the layout
+ * the uAPI describes). A user ring is the same layout in vmalloc_user()
+ * memory, mapped into the process through an rdma_user_mmap_entry; the
+ * index userspace owns is read with acquire semantics and checked before
+ * it replaces the private copy, never trusted.
  */
 #ifndef _MRC_QUEUE_H
 #define _MRC_QUEUE_H
 
 #include <linux/bits.h>
-#include <linux/cache.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
+#include <rdma/ib_verbs.h>
 
-struct mrc_queue_hdr {
-	u32 producer ____cacheline_aligned;
-	u32 consumer ____cacheline_aligned;
-} ____cacheline_aligned;
+#include "uapi/metaroce-abi.h"
+
+/* The mmap of a user ring; freed by ib_core's mmap_free once unmapped. */
+struct mrc_mmap {
+	struct rdma_user_mmap_entry rdma;
+	void *addr;
+};
 
 struct mrc_queue {
-	struct mrc_queue_hdr *hdr;	/* start of the allocation */
+	struct metaroce_queue_hdr *hdr;	/* start of the allocation */
 	void *elems;			/* first slot, after the header */
 	u32 num;			/* slots, a power of two */
 	u32 mask;
@@ -32,11 +35,21 @@ struct mrc_queue {
 	u32 prod;			/* private producer index */
 	u32 cons;			/* private consumer index */
 	size_t size;			/* bytes allocated (header + slots) */
+	struct mrc_mmap *mmap;		/* user ring, else NULL */
 };
 
 int mrc_queue_init(struct mrc_queue *q, u32 min_elems, u32 elem_size);
+int mrc_queue_init_user(struct mrc_queue *q, struct ib_ucontext *uctx,
+			u32 min_elems, u32 elem_size);
 void mrc_queue_free(struct mrc_queue *q);
 int mrc_queue_move(struct mrc_queue *dst, struct mrc_queue *src);
+int mrc_queue_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void mrc_mmap_free(struct rdma_user_mmap_entry *entry);
+
+static inline u64 mrc_queue_mmap_offset(const struct mrc_queue *q)
+{
+	return rdma_user_mmap_get_offset(&q->mmap->rdma);
+}
 
 /*
  * Publish an index in the shared header. Release ordering: a reader that
@@ -94,6 +107,21 @@ static inline void mrc_queue_consume(struct mrc_queue *q)
 {
 	q->cons++;
 	mrc_queue_publish(&q->hdr->consumer, q->cons);
+}
+
+/*
+ * Take over the consumer index userspace published (a user CQ). Returns
+ * false, keeping the old one, when the value cannot be right.
+ */
+static inline bool mrc_queue_sync_user_consumer(struct mrc_queue *q)
+{
+	/* pairs with userspace's store-release after reading its slots */
+	u32 cons = smp_load_acquire(&q->hdr->consumer);
+
+	if (q->prod - cons > q->num)
+		return false;
+	q->cons = cons;
+	return true;
 }
 
 /* Drop every element (QP to RESET): no completions, just empty rings. */

@@ -23,8 +23,8 @@ void mrc_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
-/* Nothing is mappable yet; queues shared with userspace come later. */
+/* Rings shared with userspace (queue.c). */
 int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
-	return -EINVAL;
+	return mrc_queue_mmap(ibuc, vma);
 }

@@ -302,9 +302,10 @@ enum ib_wc_opcode mrc_wr_to_wc_opcode(enum ib_wr_opcode opcode);
 struct mrc_cq {
 	struct ib_cq ibcq;
 	spinlock_t lock;	/* ring, notify, overflow */
-	struct mrc_queue q;	/* struct ib_wc slots (kernel CQ) */
+	struct mrc_queue q;	/* ib_wc slots, ib_uverbs_wc for a user CQ */
 	u8 notify;		/* armed IB_CQ_SOLICITED / IB_CQ_NEXT_COMP */
 	bool overflow;		/* CQ_ERR raised; CQ refuses completions */
+	bool user;		/* ring mapped by a process */
 };
 
 static inline struct mrc_cq *to_mrc_cq(struct ib_cq *ibcq)

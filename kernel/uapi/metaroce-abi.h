@@ -26,4 +26,36 @@ struct metaroce_alloc_ucontext_resp {
 	__u32 reserved;		/* zero; keeps the size a multiple of 8 */
 };
 
+/*
+ * Queues shared with userspace. Each is one mmap() of the device fd at
+ * the mmap_offset the create response gives, mmap_size bytes, MAP_SHARED:
+ * a struct metaroce_queue_hdr, then num slots of slot_size bytes (num a
+ * power of two). Indices are free-running 32-bit counters, the slot of
+ * index i is i & (num - 1). Each index has one writer: the writer stores
+ * it with release semantics after filling (or reading) the slots, the
+ * other side loads it with acquire semantics. The kernel never trusts an
+ * index userspace writes: a value that would put more than num entries
+ * in the ring is ignored.
+ */
+struct metaroce_queue_hdr {
+	__u32 producer;
+	__u32 pad0[15];		/* producer and consumer on own cache lines */
+	__u32 consumer;
+	__u32 pad1[15];
+};
+
+/*
+ * Completion queue, driver part of the create_cq response. Slots are
+ * struct ib_uverbs_wc (<rdma/ib_user_verbs.h>); the kernel writes them
+ * and the producer index, the provider advances the consumer index.
+ * ibv_req_notify_cq and completion channels go through the usual uverbs
+ * commands.
+ */
+struct metaroce_create_cq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 num;		/* slots */
+	__u32 slot_size;	/* sizeof(struct ib_uverbs_wc) */
+};
+
 #endif /* METAROCE_ABI_H */
