@@ -33,7 +33,10 @@ KSRC_TAR      := /usr/src/linux-source-$(KSRC_SERIES).tar.xz
 DEPS_STAMP    := $(CACHE)/.deps-done
 KIMG_STAMP    := $(GUEST_KDIR)/.done
 SRC_STAMP     := $(CACHE)/.src-done
-DEPS_STAMPS   := $(DEPS_STAMP) $(KIMG_STAMP) $(SRC_STAMP)
+# The uncompressed ELF kernel: the bed boots it directly (PVH entry, no
+# decompression under TCG), and BPF CO-RE can read the guest's BTF from it.
+GUEST_VMLINUX := $(GUEST_KDIR)/boot/vmlinux-$(KVER)
+DEPS_STAMPS   := $(DEPS_STAMP) $(KIMG_STAMP) $(SRC_STAMP) $(GUEST_VMLINUX)
 
 # apt-get with the lists as they are; on failure refresh them once and retry.
 APT_RETRY = sh -c '"$$@" || { apt-get update -q && "$$@"; }' apt-retry
@@ -79,10 +82,20 @@ define deps_source
 	fi
 endef
 
+define deps_vmlinux
+	@if [ ! -f $(GUEST_VMLINUX) ]; then \
+		set -e; \
+		sh $(KSRC_DIR)/scripts/extract-vmlinux $(GUEST_KDIR)/boot/vmlinuz-$(KVER) \
+			> $(GUEST_VMLINUX).tmp; \
+		mv $(GUEST_VMLINUX).tmp $(GUEST_VMLINUX); \
+	fi
+endef
+
 deps:
 	$(deps_packages)
 	$(deps_kimage)
 	$(deps_source)
+	$(deps_vmlinux)
 
 deps-check: $(DEPS_STAMPS)
 
@@ -94,3 +107,6 @@ $(KIMG_STAMP): | $(DEPS_STAMP)
 
 $(SRC_STAMP): | $(DEPS_STAMP)
 	$(deps_source)
+
+$(GUEST_VMLINUX): | $(KIMG_STAMP) $(SRC_STAMP)
+	$(deps_vmlinux)
