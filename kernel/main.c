@@ -312,5 +312,7 @@ module_init(mrc_init);
 module_exit(mrc_exit);
 
 MODULE_ALIAS_RDMA_LINK(MRC_DRV_NAME);
+/* libibverbs needs ib_uverbs; hosts without udev rules would lack it. */
+MODULE_SOFTDEP("post: ib_uverbs");
 MODULE_DESCRIPTION("MetaRoCE: multipath RDMA transport over UDP");
 MODULE_LICENSE("Dual BSD/GPL");
