@@ -12,5 +12,48 @@ userspace-san: deps-check
 		-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 	@cmake --build $(US_BUILD_SAN) -j2
 
-# test-unit: owned by the core/tests area; see below.
-test-unit:
+# ---- core tests (owned by the core/tests area) ----
+# test-unit: the GoogleTest suite (unit + property tests) in the normal and in
+# the ASan+UBSan build, then every fuzz target for FUZZ_SECONDS with its
+# committed corpus. One result line per test case in $(RESULTS)/unit.results.
+FUZZ_SECONDS    ?= 20
+# the property tests' size: 1 = about 1.5M simulated data packets
+PROP_SCALE      ?= 1
+PROP_SCALE_SAN  ?= 0.15
+PROP_SCALE_LONG ?= 20
+UNIT_LOGS       := $(RESULTS)/unit-logs
+US_TESTS        := $(TOP)/userspace/tests
+
+.PHONY: test-unit test-unit-long bench-core
+test-unit: userspace userspace-san
+	@mkdir -p $(RESULTS) $(UNIT_LOGS)
+	@: > $(RESULTS)/unit.results
+	@echo "test-unit: core_tests"
+	@MRC_PROP_SCALE=$(PROP_SCALE) $(US_TESTS)/run-gtest unit $(UNIT_LOGS)/core_tests.log \
+		$(US_BUILD)/tests/core_tests >> $(RESULTS)/unit.results || true
+	@echo "test-unit: core_tests under ASan+UBSan"
+	@MRC_PROP_SCALE=$(PROP_SCALE_SAN) $(US_TESTS)/run-gtest unit-san $(UNIT_LOGS)/core_tests-san.log \
+		$(US_BUILD_SAN)/tests/core_tests >> $(RESULTS)/unit.results || true
+	@fz=$$(ls $(US_BUILD_SAN)/tests/*_fuzz 2>/dev/null); \
+	if [ -n "$$fz" ]; then \
+		echo "test-unit: fuzzing $$(echo $$fz | wc -w) target(s), $(FUZZ_SECONDS) s each"; \
+		$(US_TESTS)/run-fuzz $(FUZZ_SECONDS) $(UNIT_LOGS) $$fz >> $(RESULTS)/unit.results || true; \
+	fi
+	@grep '^fail' $(RESULTS)/unit.results | sed 's/^/  /' || true
+	@[ -n "$(TALLY_SKIP)" ] || $(TALLY) $(RESULTS)/unit.results
+
+# test-unit-long: the property tests at PROP_SCALE_LONG (the top Makefile's
+# test-long calls it), with their own results file.
+test-unit-long: userspace
+	@mkdir -p $(RESULTS) $(UNIT_LOGS)
+	@MRC_PROP_SCALE=$(PROP_SCALE_LONG) $(US_TESTS)/run-gtest unit-long $(UNIT_LOGS)/core_tests-long.log \
+		$(US_BUILD)/tests/core_tests --gtest_filter='ConnProperty.*' > $(RESULTS)/unit-long.results || true
+	@[ -n "$(TALLY_SKIP)" ] || $(TALLY) $(RESULTS)/unit-long.results
+
+# bench-core: per-packet cost of the core (Google Benchmark), as a table.
+bench-core: userspace
+	@mkdir -p $(TOP)/selftests/results
+	@$(US_BUILD)/tests/bench_core --benchmark_min_time=0.5 \
+		--benchmark_out=$(BUILD)/bench-core.json --benchmark_out_format=json
+	@python3 $(US_TESTS)/bench-table $(BUILD)/bench-core.json > $(TOP)/selftests/results/core.md
+	@cat $(TOP)/selftests/results/core.md

@@ -209,7 +209,7 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 			continue;
 		msn = st->msn_of[st->ssn_send % MRC_CONN_MSGS];
 		/* [REL-18] the peer has room for this MSN */
-		if (msn - c->peer_msn_ack >= MRC_CONN_MSGS)
+		if ((s32)(msn - c->peer_msn_ack) >= MRC_CONN_MSGS)
 			continue;
 		m = txmsg(c, msn);
 		break;
