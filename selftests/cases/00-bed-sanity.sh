@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # single-quoted scripts run in the guests
 # The bed itself works: every data link is up with its addresses in both
 # guests, a pings b over each link (IPv4 and IPv6), a file sent over TCP on
 # each link arrives with the same sha256, and netem can be added to a link

@@ -201,19 +201,15 @@ int main(int argc, char **argv)
 	put_u32(&req, (fwd_stdin || pty ? BED_F_STDIN : 0) | (pty ? BED_F_PTY : 0));
 	put_str(&req, token);
 	put_str(&req, cwd);
-	if (pty && getenv("TERM"))
-		nenv++;
-	put_u32(&req, nenv);
-	for (i = 0; i < nenv; i++) {
-		if (i == nenv - 1 && pty && getenv("TERM")) {
-			char term[128];
+	if (pty && getenv("TERM") && nenv < 256) {
+		static char term[128];
 
-			snprintf(term, sizeof(term), "TERM=%s", getenv("TERM"));
-			put_str(&req, term);
-		} else {
-			put_str(&req, envs[i]);
-		}
+		snprintf(term, sizeof(term), "TERM=%s", getenv("TERM"));
+		envs[nenv++] = term;	/* the guest's shell should know our terminal */
 	}
+	put_u32(&req, nenv);
+	for (i = 0; i < nenv; i++)
+		put_str(&req, envs[i]);
 	put_u32(&req, argc - optind);
 	for (i = optind; i < argc; i++)
 		put_str(&req, argv[i]);
