@@ -15,7 +15,7 @@ KSRC_SERIES   := 6.1
 
 # Host build + test tools, and the binaries the bed copies into the guests.
 DEPS_PKGS := \
-	build-essential bc bison flex libelf-dev libssl-dev kmod cpio gzip \
+	build-essential bc bison flex libelf-dev libssl-dev kmod cpio gzip xz-utils \
 	dwarves pkg-config git python3 \
 	clang llvm lld libbpf-dev bpftool \
 	cmake ninja-build ccache libgtest-dev googletest libbenchmark-dev \
