@@ -3,6 +3,8 @@
 # `rdma link add mrc0 type metaroce netdev eth0`,
 #  - ibv_devices lists mrc0 and ibv_devinfo -v -d mrc0 shows PORT_ACTIVE,
 #    link_layer Ethernet and the RoCE v2 GID of eth0's IPv4 address;
+#  - mrc_provider_smoke opens it, queries it, allocates a PD, and sees a
+#    clean EOPNOTSUPP for a verb the provider does not implement yet;
 #  - the port follows the link: carrier off (QEMU set_link) and admin down
 #    give PORT_DOWN, and PORT_ACTIVE again afterwards;
 #  - an rxe device on eth1 coexists and stays rxe's: with only our driver file
@@ -18,6 +20,7 @@ MRC=mrc0
 RXE=rxe30
 TIMEOUT=${TIMEOUT:-20}
 CREATED=/tmp/30-provider-devinfo.created	# in the guest
+SMOKE=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/build/userspace/provider/tests/mrc_provider_smoke
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -105,7 +108,10 @@ guest_check() {
 	grep -qx $RXE <<<"$list" || fail "$host: rxe's provider alone does not list $RXE"
 	! grep -qx $MRC <<<"$list" || fail "$host: rxe's provider claims $MRC"
 	wait_state $RXE PORT_ACTIVE
-	echo "$host: $MRC PORT_ACTIVE Ethernet GID ::ffff:$ip; $RXE via rxe"
+
+	# Open, queries, PD, and a clean EOPNOTSUPP for what is not there yet.
+	out=$("$SMOKE" $MRC 2>&1) || fail "$host: $SMOKE $MRC: $out"
+	echo "$host: $MRC PORT_ACTIVE Ethernet GID ::ffff:$ip; $RXE via rxe; $(tr "\n" " " <<<"$out")"
 }
 
 # Admin down must not lose eth0's IPv6 addresses (other cases rely on them).
