@@ -34,6 +34,11 @@ test-unit: userspace userspace-san
 	@echo "test-unit: core_tests under ASan+UBSan"
 	@MRC_PROP_SCALE=$(PROP_SCALE_SAN) $(US_TESTS)/run-gtest unit-san $(UNIT_LOGS)/core_tests-san.log \
 		$(US_BUILD_SAN)/tests/core_tests >> $(RESULTS)/unit.results || true
+	@echo "test-unit: provider host checks (normal and ASan+UBSan)"
+	@$(TOP)/userspace/provider/tests/run-ctest unit $(UNIT_LOGS)/provider.log \
+		$(US_BUILD) >> $(RESULTS)/unit.results || true
+	@$(TOP)/userspace/provider/tests/run-ctest unit-san $(UNIT_LOGS)/provider-san.log \
+		$(US_BUILD_SAN) >> $(RESULTS)/unit.results || true
 	@fz=$$(ls $(US_BUILD_SAN)/tests/*_fuzz 2>/dev/null); \
 	if [ -n "$$fz" ]; then \
 		echo "test-unit: fuzzing $$(echo $$fz | wc -w) target(s), $(FUZZ_SECONDS) s each"; \
