@@ -1,0 +1,182 @@
+# shellcheck shell=bash
+# Helpers for the link cases (selftests/cases/1*-*.sh): metaroce devices made
+# with `rdma link`, checked through sysfs, the rdma tool and ibv_devinfo.
+#
+# Sourced on the host by a case, and in the guests by the commands a case runs
+# there with `g` (the checkout is mounted at the same path in both guests).
+
+MRC_LIB=$(readlink -f "${BASH_SOURCE[0]}")
+TOP=${TOP:-$(cd "${MRC_LIB%/*}/../../.." && pwd)}
+MRC_TIMEOUT=${MRC_TIMEOUT:-20}
+IB=/sys/class/infiniband
+
+fail() { echo "FAIL${MRC_VM:+ ($MRC_VM)}: $*" >&2; exit 1; }
+
+# wait_until DESC CMD...: poll CMD every 0.1 s until it succeeds.
+wait_until() {
+	local desc=$1 i
+	shift
+	for ((i = 0; i < MRC_TIMEOUT * 10; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	fail "after ${MRC_TIMEOUT}s still not: $desc"
+}
+
+# ------------------------------------------------------------- guest side
+
+# Every RDMA device that is ours (it has our ABI attribute).
+mrc_devices() {
+	local d
+	for d in "$IB"/*; do
+		[ -e "$d/metaroce_abi_version" ] && echo "${d##*/}"
+	done
+	return 0
+}
+
+mrc_delete_all() {
+	local d
+	for d in $(mrc_devices); do
+		rdma link delete "$d"
+	done
+	wait_until "all metaroce devices gone" test -z "$(mrc_devices)"
+}
+
+# Port attribute as sysfs prints it, e.g. port_attr mrc0 state -> "4: ACTIVE".
+port_attr() { cat "$IB/$1/ports/1/$2"; }
+
+port_is() { [ "$(port_attr "$1" state)" = "$2" ]; }
+
+# The `rdma link show` line of DEV, e.g.
+# "link mrc0/1 state ACTIVE physical_state LINK_UP netdev eth0"; nothing if
+# DEV has no link.
+link_line() {
+	rdma link show | sed -n "s/ *\$//; /^link $1\/1 /p"
+}
+
+# A GID as sysfs prints it: eight groups of four hex digits.
+gid_of_ipv4() {
+	local IFS=.
+	# shellcheck disable=SC2086 # split on dots on purpose
+	set -- $1
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "$1" "$2" "$3" "$4"
+}
+
+gid_of_ipv6() {
+	local ip=$1 head tail g out="" i n
+	local -a h=() t=() all=()
+	if [[ $ip == *::* ]]; then
+		head=${ip%%::*}
+		tail=${ip#*::}
+	else
+		head=$ip
+		tail=
+	fi
+	[ -n "$head" ] && IFS=: read -ra h <<<"$head"
+	[ -n "$tail" ] && IFS=: read -ra t <<<"$tail"
+	n=$((8 - ${#h[@]} - ${#t[@]}))
+	all=("${h[@]}")
+	for ((i = 0; i < n; i++)); do all+=(0); done
+	all+=("${t[@]}")
+	for g in "${all[@]}"; do
+		out+=$(printf '%04x:' "0x$g")
+	done
+	echo "${out%:}"
+}
+
+# gid_type DEV GID: the type of GID in DEV's table ("RoCE v2"), or nothing.
+gid_type() {
+	local dev=$1 want=$2 f
+	for f in "$IB/$dev"/ports/1/gids/*; do
+		if [ "$(cat "$f")" = "$want" ]; then
+			cat "$IB/$dev/ports/1/gid_attrs/types/${f##*/}"
+			return 0
+		fi
+	done
+	return 0
+}
+
+has_v2_gid() { [ "$(gid_type "$1" "$2")" = "RoCE v2" ]; }
+
+# The GIDs that NETDEV's addresses must produce, one a line.
+addr_gids() {
+	local a
+	for a in $(ip -o -4 addr show dev "$1" | awk '{ sub("/.*", "", $4); print $4 }'); do
+		gid_of_ipv4 "$a"
+	done
+	for a in $(ip -o -6 addr show dev "$1" | awk '{ sub("/.*", "", $4); print $4 }'); do
+		gid_of_ipv6 "$a"
+	done
+}
+
+# The kernel log after the last line containing MARK.
+log_since() {
+	dmesg | awk -v m="$1" \
+		'index($0, m) { buf = ""; next } { buf = buf $0 "\n" } END { printf "%s", buf }'
+}
+
+# ------------------------------------------------------------- host side
+#
+# A case is one file for both sides: its guest steps are shell functions, and
+# `g VM FUNC ARGS...` runs the case file itself in guest VM as
+# `CASE --guest FUNC ARGS...`, which case_main turns into the call FUNC ARGS.
+
+MRC_SELF=$(readlink -f "$0")
+
+g() {
+	local vm=$1
+	shift
+	"$BED" exec "$vm" -- env MRC_VM="$vm" bash "$MRC_SELF" --guest "$@"
+}
+
+# case_main "$@": in a guest, run the requested step and exit; on the host,
+# load the module in both guests, start from no metaroce device, mark the
+# kernel logs, and clean up (and check the logs) on exit.
+case_main() {
+	if [ "${1:-}" = --guest ]; then
+		shift
+		"$@"
+		exit 0
+	fi
+	: "${BED:?BED must point at selftests/bed}"
+	local vm
+	for vm in a b; do
+		g "$vm" case_guest_begin "$MRC_CASE"
+	done
+	trap case_cleanup EXIT
+}
+
+MRC_CASE=$(basename "$0" .sh)
+
+case_guest_begin() {
+	modprobe metaroce
+	mrc_delete_all
+	echo "mrc-case: begin $1" > /dev/kmsg
+}
+
+# A case may define case_guest_cleanup, run first in both guests at the end.
+case_guest_end() {
+	if declare -F case_guest_cleanup >/dev/null; then
+		case_guest_cleanup
+	fi
+	ip link set eth0 up
+	modprobe metaroce
+	mrc_delete_all
+	log_since "mrc-case: begin $1" | grep -E "$MRC_BAD_LOG" && fail "kernel log"
+	return 0
+}
+
+# Kernel log lines that must never appear while a case runs.
+MRC_BAD_LOG='Oops|BUG:|kernel BUG at|WARNING:|KASAN|UBSAN|general protection fault|Kernel panic|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|hung task|blocked for more than|soft lockup|hard LOCKUP|Call Trace:|list_(add|del) corruption|refcount_t: |unregister_netdevice: waiting'
+
+# A case may define case_host_cleanup, run first on the host at the end.
+case_cleanup() {
+	local rc=$? vm
+	if declare -F case_host_cleanup >/dev/null; then
+		case_host_cleanup || rc=1
+	fi
+	for vm in a b; do
+		g "$vm" case_guest_end "$MRC_CASE" || rc=1
+	done
+	exit $rc
+}
