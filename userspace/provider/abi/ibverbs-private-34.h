@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The libibverbs private provider ABI, IBVERBS_PRIVATE_34, as rdma-core
- * v34..v54 lays it out (checked against v44.0, Debian bookworm's version).
+ * The libibverbs private provider ABI, IBVERBS_PRIVATE_34, as rdma-core 44
+ * lays it out (Debian bookworm's version; abi/check-against-rdma-core finds
+ * every member identical in v44.0..v44.12).
  *
  * rdma-core does not install its driver.h: every provider is expected to be
  * built inside the rdma-core tree. We build outside it, so this header
@@ -11,8 +12,12 @@
  * public headers, and CMake refuses to build unless the installed
  * libibverbs.so.1 exports the IBVERBS_PRIVATE_34 version node.
  *
- * A different private ABI (rdma-core 55+ moved to 57, later 59) needs its own
- * ibverbs-private-<N>.h next to this one; never edit this one to fit.
+ * The symbol version is not the whole story: rdma-core kept
+ * IBVERBS_PRIVATE_34 from v34 to v54 while verbs_context_ops gained entries
+ * (v34 -> v44) and verbs_qp grew with the public ibv_qp_ex (v44 -> v45). So
+ * this header is valid for rdma-core 44.x only, and CMake checks the release
+ * too. Another release needs its own header, checked with
+ * abi/check-against-rdma-core; never edit this one to fit.
  */
 #ifndef MRC_IBVERBS_PRIVATE_34_H
 #define MRC_IBVERBS_PRIVATE_34_H
