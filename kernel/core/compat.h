@@ -22,6 +22,12 @@
 
 #define MRC_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 
+#ifdef CONFIG_X86_64
+#include <asm/cpufeature.h>
+/* The SSE4.2 crc32 instruction is integer-only: no FPU state to save. */
+#define mrc_cpu_has_crc32c() boot_cpu_has(X86_FEATURE_XMM4_2)
+#endif
+
 static inline u16 mrc_get_be16(const u8 *p)
 {
 	return get_unaligned_be16(p);
@@ -80,6 +86,10 @@ typedef __INT64_TYPE__ s64;
 
 /* C11 <assert.h> and C++ both spell it static_assert. */
 #define MRC_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+
+#ifdef __x86_64__
+#define mrc_cpu_has_crc32c() __builtin_cpu_supports("sse4.2")
+#endif
 
 /*
  * Byte at a time: correct at any alignment and on any host byte order;

@@ -370,6 +370,9 @@ enum mrc_wire_reason mrc_wire_parse_hdr(const u8 *buf, u32 avail, u32 pkt_len,
 /* Running state: start with MRC_WIRE_ICRC_SEED, feed bytes in order. */
 u32 mrc_wire_icrc_update(u32 state, const void *data, u32 len);
 
+/* The same, always in portable C (reference for tests). */
+u32 mrc_wire_icrc_update_portable(u32 state, const void *data, u32 len);
+
 /* The value carried in the trailer for a finished running state. */
 static inline u32 mrc_wire_icrc_final(u32 state)
 {

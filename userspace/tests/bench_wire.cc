@@ -109,4 +109,14 @@ void BM_Icrc(benchmark::State &st)
 }
 BENCHMARK(BM_Icrc)->Arg(64)->Arg(4096);
 
+void BM_IcrcPortable(benchmark::State &st)
+{
+	auto b = pattern((size_t)st.range(0));
+	for (auto _ : st)
+		benchmark::DoNotOptimize(mrc_wire_icrc_update_portable(
+			~0u, b.data(), (u32)b.size()));
+	st.SetBytesProcessed(st.iterations() * st.range(0));
+}
+BENCHMARK(BM_IcrcPortable)->Arg(64)->Arg(4096);
+
 } // namespace
