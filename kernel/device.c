@@ -12,6 +12,7 @@
 #include <rdma/ib_mad.h>
 
 #include "metaroce.h"
+#include "xport.h"
 
 /* The IB MTU whose payload fits the netdev MTU after our encapsulation. */
 static enum ib_mtu mrc_ib_mtu(unsigned int ndev_mtu)
@@ -253,6 +254,7 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 	dev->ndev = ndev;
 	INIT_LIST_HEAD(&dev->registry);
 	mrc_verbs_tables_init(&dev->tables);
+	dev->tables.qp_hooks = &mrc_xp_hooks;	/* the transport (xport.c) */
 
 	/* SMC-R and RDS only accept IB CAs; that is what we emulate. */
 	ibdev->node_type = RDMA_NODE_IB_CA;

@@ -582,6 +582,8 @@ int mrc_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	mrc_qp_put(qp);
 	wait_for_completion(&qp->released);
+	if (qp->hooks && qp->hooks->release)
+		qp->hooks->release(qp);
 
 	mrc_qp_fini(qp);
 	return 0;

@@ -421,6 +421,8 @@ struct mrc_qp_hooks {
 	void (*send_posted)(struct mrc_qp *qp);
 	/* modify mutex held, QP already out of the table: stop using it */
 	void (*destroy)(struct mrc_qp *qp);
+	/* process context, every QP reference is gone: free qp->xport */
+	void (*release)(struct mrc_qp *qp);
 	/*
 	 * The transport carries UD/GSI sends. Until it does, post_send on
 	 * those QPs fails at once: a MAD send that never completes would

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * UDP encapsulation ([ENC-*]): kernel UDP tunnel sockets, one IPv4 and one
+ * IPv6 socket per (network namespace, destination port), shared with a
+ * reference count by every user in that namespace. Sockets open in the
+ * namespace of the netdev, so a device in a container talks from there.
+ *
+ * Receive runs in the UDP encap hook (softirq): the UDP checksum was
+ * verified by the stack, we read the ECN CE mark from the IP header, pull
+ * the UDP header and hand the rest to the one receive handler. Transmit
+ * looks the route up per packet (the source port is part of the flow, so
+ * ECMP and multipath routes see each path), sets DSCP and ECT(0), and
+ * pushes UDP and IP headers through the udp_tunnel helpers.
+ */
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+#include <net/dsfield.h>
+
+#include "core/wire.h"
+#include "net.h"
+
+static ushort udp_port = MRC_WIRE_UDP_PORT;
+module_param(udp_port, ushort, 0444);
+MODULE_PARM_DESC(udp_port, "UDP destination port of MetaRoCE packets");
+
+struct mrc_net {
+	struct list_head list;		/* in mrc_nets, under mrc_nets_lock */
+	refcount_t ref;
+	struct net *net;		/* key only: the socket lives in it */
+	u16 port;
+	mrc_net_rcv_t rcv;
+	struct socket *sock4;
+	struct socket *sock6;		/* NULL when IPv6 is off */
+};
+
+static LIST_HEAD(mrc_nets);
+static DEFINE_MUTEX(mrc_nets_lock);
+
+static int mrc_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct mrc_net *n = rcu_dereference_sk_user_data(sk);
+	bool ce = false;
+
+	if (!n)
+		goto drop;
+	if (skb->protocol == htons(ETH_P_IP))
+		ce = INET_ECN_is_ce(ip_hdr(skb)->tos);
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		ce = INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+	if (!pskb_may_pull(skb, sizeof(struct udphdr)))
+		goto drop;
+	__skb_pull(skb, sizeof(struct udphdr));
+	n->rcv(skb, ce);
+	return 0;
+
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+static struct socket *mrc_net_sock(struct net *net, u16 port, bool ipv6,
+				   struct mrc_net *n)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = n,
+		.encap_type = 1,
+		.encap_rcv = mrc_net_encap_rcv,
+	};
+	struct udp_port_cfg cfg = {
+		.local_udp_port = htons(port),
+	};
+	struct socket *sock;
+	int err;
+
+	if (ipv6) {
+		cfg.family = AF_INET6;
+		cfg.ipv6_v6only = 1;
+		cfg.local_ip6 = in6addr_any;
+	} else {
+		cfg.family = AF_INET;
+		cfg.local_ip.s_addr = htonl(INADDR_ANY);
+	}
+	err = udp_sock_create(net, &cfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+	setup_udp_tunnel_sock(net, sock, &tcfg);
+	return sock;
+}
+
+struct mrc_net *mrc_net_get(struct net *net, mrc_net_rcv_t rcv)
+{
+	struct mrc_net *n;
+	struct socket *s;
+
+	mutex_lock(&mrc_nets_lock);
+	list_for_each_entry(n, &mrc_nets, list) {
+		if (net_eq(n->net, net) && n->port == udp_port) {
+			refcount_inc(&n->ref);
+			goto out;
+		}
+	}
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	if (!n) {
+		n = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	refcount_set(&n->ref, 1);
+	n->net = net;
+	n->port = udp_port;
+	n->rcv = rcv;
+	s = mrc_net_sock(net, n->port, false, n);
+	if (IS_ERR(s)) {
+		pr_err("metaroce: UDP port %u: %pe\n", n->port, s);
+		kfree(n);
+		n = ERR_CAST(s);
+		goto out;
+	}
+	n->sock4 = s;
+	/* IPv6 may be disabled; IPv4 alone is a working transport */
+	s = mrc_net_sock(net, n->port, true, n);
+	n->sock6 = IS_ERR(s) ? NULL : s;
+	list_add(&n->list, &mrc_nets);
+out:
+	mutex_unlock(&mrc_nets_lock);
+	return n;
+}
+
+void mrc_net_put(struct mrc_net *n)
+{
+	mutex_lock(&mrc_nets_lock);
+	if (!refcount_dec_and_test(&n->ref)) {
+		mutex_unlock(&mrc_nets_lock);
+		return;
+	}
+	list_del(&n->list);
+	mutex_unlock(&mrc_nets_lock);
+
+	udp_tunnel_sock_release(n->sock4);
+	if (n->sock6)
+		udp_tunnel_sock_release(n->sock6);
+	/* a receive that found @n before the release may still run */
+	synchronize_net();
+	kfree(n);
+}
+
+unsigned int mrc_net_headroom(const struct net_device *ndev)
+{
+	return LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
+	       sizeof(struct udphdr);
+}
+
+static int mrc_net_xmit4(struct mrc_net *n, struct net_device *ndev,
+			 struct sk_buff *skb, const struct sockaddr_in *s,
+			 const struct sockaddr_in *d, u16 sport, u8 tos)
+{
+	struct flowi4 fl = {
+		.flowi4_oif = ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = RT_TOS(tos),
+		.daddr = d->sin_addr.s_addr,
+		.saddr = s->sin_addr.s_addr,
+		.fl4_sport = htons(sport),
+		.fl4_dport = htons(n->port),
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(n->net, &fl);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	/* the ICRC covers the payload; the UDP checksum would add nothing */
+	udp_tunnel_xmit_skb(rt, n->sock4->sk, skb, fl.saddr, fl.daddr, tos,
+			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+			    htons(sport), htons(n->port), false, true);
+	return 0;
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static int mrc_net_xmit6(struct mrc_net *n, struct net_device *ndev,
+			 struct sk_buff *skb, const struct sockaddr_in6 *s,
+			 const struct sockaddr_in6 *d, u16 sport, u8 tos)
+{
+	/* the flow label carries the path's entropy too ([ENC-*]) */
+	__be32 label = htonl(sport & IPV6_FLOWLABEL_MASK);
+	struct flowi6 fl = {
+		.flowi6_oif = ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = d->sin6_addr,
+		.saddr = s->sin6_addr,
+		.flowlabel = ip6_make_flowinfo(tos, label),
+		.fl6_sport = htons(sport),
+		.fl6_dport = htons(n->port),
+	};
+	struct dst_entry *dst;
+
+	if (!n->sock6) {
+		kfree_skb(skb);
+		return -EAFNOSUPPORT;
+	}
+	dst = ipv6_stub->ipv6_dst_lookup_flow(n->net, n->sock6->sk, &fl, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	/* IPv6 forbids a zero UDP checksum by default: keep it */
+	udp_tunnel6_xmit_skb(dst, n->sock6->sk, skb, NULL, &fl.saddr,
+			     &fl.daddr, tos, ip6_dst_hoplimit(dst), label,
+			     htons(sport), htons(n->port), false);
+	return 0;
+}
+#endif
+
+int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
+		 struct sk_buff *skb, const struct sockaddr *saddr,
+		 const struct sockaddr *daddr, u16 sport, u8 dscp, bool ect)
+{
+	u8 tos = dscp << 2 | (ect ? MRC_WIRE_ECN_ECT0 : 0);
+
+	if (daddr->sa_family == AF_INET && saddr->sa_family == AF_INET)
+		return mrc_net_xmit4(n, ndev, skb,
+				     (const struct sockaddr_in *)saddr,
+				     (const struct sockaddr_in *)daddr,
+				     sport, tos);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (daddr->sa_family == AF_INET6 && saddr->sa_family == AF_INET6)
+		return mrc_net_xmit6(n, ndev, skb,
+				     (const struct sockaddr_in6 *)saddr,
+				     (const struct sockaddr_in6 *)daddr,
+				     sport, tos);
+#endif
+	kfree_skb(skb);
+	return -EAFNOSUPPORT;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The UDP tunnel under metaroce: one kernel UDP socket pair (IPv4 and
+ * IPv6) per (network namespace, destination port), shared by every QP of
+ * every device in that namespace; skb in, skb out. This layer knows
+ * nothing above it: the receiver is a function handed over at open.
+ */
+#ifndef _MRC_NET_H
+#define _MRC_NET_H
+
+#include <linux/skbuff.h>
+#include <linux/socket.h>
+#include <net/net_namespace.h>
+
+struct mrc_net;
+
+/*
+ * Receive handler, softirq context. @skb->data is the first byte of the
+ * MetaRoCE header (the UDP payload), skb->dev the ingress netdev; @ce is
+ * the IP ECN CE mark. The handler owns @skb and must free it.
+ */
+typedef void (*mrc_net_rcv_t)(struct sk_buff *skb, bool ce);
+
+/* Process context: the shared socket of @net, opened on first use. */
+struct mrc_net *mrc_net_get(struct net *net, mrc_net_rcv_t rcv);
+void mrc_net_put(struct mrc_net *n);
+
+/* Bytes to reserve in front of a packet's MetaRoCE header. */
+unsigned int mrc_net_headroom(const struct net_device *ndev);
+
+/*
+ * Send @skb (data = the MetaRoCE header, payload and ICRC) from @saddr to
+ * @daddr (both struct sockaddr_in or both sockaddr_in6) out of @ndev,
+ * source port @sport, DSCP @dscp, ECT(0) if @ect. Any context but hard
+ * irq. Consumes @skb; returns 0 or a negative errno (route lookup).
+ */
+int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
+		 struct sk_buff *skb, const struct sockaddr *saddr,
+		 const struct sockaddr *daddr, u16 sport, u8 dscp, bool ect);
+
+#endif /* _MRC_NET_H */

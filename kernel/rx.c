@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Receive, in the UDP encap softirq: parse and validate the datagram
+ * (mrc_wire_parse), find the QP by destination QPN (with a reference),
+ * check the cookie and the QP state, check the target (MR, receive WQE)
+ * before the core counts the packet, ask the core whether the segment is
+ * new, and place it directly: WRITE into the checked MR, SEND into the
+ * receive its RSN names, READ_RESP into the READ's local SGEs. READ and
+ * ATOMIC requests execute on first arrival (the core's duplicate
+ * detection makes an ATOMIC run once); their responses are queued in
+ * request order when the request completes. ACKs fall due per the core.
+ *
+ * Nothing reaches memory but through mrc_qp_remote_mr()/mrc_sgl_copy(),
+ * i.e. through the single MR check.
+ */
+
+#include <linux/module.h>
+
+#include "metaroce.h"
+#include "xport.h"
+
+static atomic_long_t mrc_rx_malformed = ATOMIC_LONG_INIT(0);
+
+/* IBA table 45: the RNR NAK timer field in microseconds. */
+static const u32 mrc_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static bool mrc_rx_state_ok(enum ib_qp_state s)
+{
+	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
+	       s == IB_QPS_SQE;
+}
+
+static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
+		       u32 arg, struct sk_buff_head *out)
+{
+	struct mrc_pkt pkt = { };
+	struct sk_buff *skb;
+	u32 hlen;
+	u16 sport = xp->conn.path[0].sport;
+
+	if (in->path_id < xp->conn.cfg.npaths)
+		sport = xp->conn.path[in->path_id].sport;
+	pkt.type = MRC_PKT_NAK;
+	pkt.path_id = in->path_id;
+	pkt.tsval = (u32)ktime_get_ns();
+	pkt.cookie = xp->qp->attr.sq_psn;
+	pkt.nak.code = code;
+	pkt.nak.psn = in->psn;
+	pkt.nak.msn = in->msn;
+	pkt.nak.arg = arg;
+	hlen = mrc_wire_hdr_len(&pkt);
+	skb = mrc_xp_alloc_skb(xp, hlen + MRC_WIRE_ICRC_LEN);
+	if (!skb)
+		return;
+	skb_put(skb, hlen);
+	if (!mrc_xp_seal(xp, skb, &pkt, sport, xp->dscp_ctrl, out))
+		xp->stats.naks_sent++;
+}
+
+/* The peer broke a rule or an access failed: tell it, stop the QP. */
+static void mrc_rx_fail(struct mrc_xp *xp, const struct mrc_pkt *pkt, u8 code,
+			enum ib_event_type event, struct sk_buff_head *out)
+{
+	mrc_rx_nak(xp, pkt, code, 0, out);
+	mrc_qp_error(xp->qp, event);
+}
+
+void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
+{
+	struct mrc_ack_info ack;
+	struct mrc_qp *qp = xp->qp;
+
+	while (mrc_conn_ack_next(&xp->conn, now, NULL, &ack)) {
+		struct mrc_pkt pkt = { };
+		struct sk_buff *skb;
+		u32 hlen;
+
+		mrc_conn_ack_to_pkt(&ack, &pkt);
+		pkt.tsval = (u32)now;
+		pkt.cookie = qp->attr.sq_psn;
+		/* [OPS-20] receive credits: a hint, read without the rq lock */
+		pkt.ack.rsn_limit = xp->rsn_head +
+			(qp->srq ? MRC_CONN_MSGS : mrc_queue_count(&qp->rq.q));
+		hlen = mrc_wire_hdr_len(&pkt);
+		skb = mrc_xp_alloc_skb(xp, hlen + MRC_WIRE_ICRC_LEN);
+		if (!skb)
+			return;
+		skb_put(skb, hlen);
+		mrc_xp_seal(xp, skb, &pkt, xp->conn.path[ack.path_id].sport,
+			    xp->dscp_ctrl, out);
+	}
+}
+
+/*
+ * The receive WQE number @rsn, taking posted ones in order up to it.
+ * NULL with *@rnr when none is posted yet, NULL alone when @rsn is not in
+ * the window (completed long ago, or implausibly far ahead).
+ */
+static struct mrc_recv_wqe *mrc_rx_recv_wqe(struct mrc_xp *xp, u32 rsn,
+					    bool *rnr)
+{
+	*rnr = false;
+	if (rsn - xp->rsn_head >= MRC_CONN_MSGS)
+		return NULL;
+	while ((s32)(rsn - xp->rsn_take) >= 0) {
+		struct mrc_recv_wqe *w = mrc_qp_take_recv(xp->qp);
+
+		if (!w) {
+			*rnr = true;
+			return NULL;
+		}
+		xp->rwqe[xp->rsn_take++ % MRC_CONN_MSGS] = w;
+	}
+	return xp->rwqe[rsn % MRC_CONN_MSGS];
+}
+
+/* Per-message facts the glue keeps; false if the segment contradicts them. */
+static struct mrc_xp_rmsg *mrc_rx_rmsg(struct mrc_xp *xp,
+				       const struct mrc_pkt *pkt)
+{
+	struct mrc_xp_rmsg *m = &xp->rmsg[pkt->msn % MRC_CONN_MSGS];
+
+	if (!m->type) {
+		memset(m, 0, sizeof(*m));
+		m->type = pkt->type;
+		m->msn = pkt->msn;
+	} else if (m->type != pkt->type || m->msn != pkt->msn) {
+		return NULL;
+	}
+	if (pkt->flags & MRC_F_LAST) {
+		m->flags = pkt->flags & (MRC_F_IMM | MRC_F_INV | MRC_F_SOLICITED);
+		m->imm = pkt->imm;
+	}
+	return m;
+}
+
+static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
+			bool ce, struct sk_buff_head *out)
+{
+	struct mrc_qp *qp = xp->qp;
+	struct mrc_recv_wqe *rwqe = NULL;
+	struct mrc_mr *mr = NULL;
+	enum mrc_rx_verdict v;
+	struct mrc_xp_rmsg *m;
+	struct mrc_rx_seg seg;
+	u32 rsn = 0;
+	bool rnr = false;
+	int err = 0;
+
+	if (!mrc_conn_rx_seg_from_pkt(pkt, ce, &seg))
+		return;
+
+	/* check the target first: a refused packet is not counted */
+	switch (pkt->type) {
+	case MRC_PKT_SEND:
+		rsn = pkt->send.rsn;
+		rwqe = mrc_rx_recv_wqe(xp, rsn, &rnr);
+		if (rwqe && pkt->send.total_len > rwqe->length) {
+			/* [PKT-71] longer than the receive */
+			mrc_rx_fail(xp, pkt, MRC_NAK_INVALID_REQ,
+				    IB_EVENT_QP_REQ_ERR, out);
+			return;
+		}
+		break;
+	case MRC_PKT_WRITE:
+		if (pkt->flags & MRC_F_IMM) {
+			rsn = pkt->write.rsn;
+			rwqe = mrc_rx_recv_wqe(xp, rsn, &rnr);
+		}
+		if (pkt->payload_len)
+			mr = mrc_qp_remote_mr(qp, pkt->write.rkey,
+					      pkt->write.va + pkt->write.offset,
+					      pkt->payload_len,
+					      IB_ACCESS_REMOTE_WRITE, &err);
+		break;
+	case MRC_PKT_READ_REQ:
+		if (pkt->read_req.len)
+			mr = mrc_qp_remote_mr(qp, pkt->read_req.rkey,
+					      pkt->read_req.va,
+					      pkt->read_req.len,
+					      IB_ACCESS_REMOTE_READ, &err);
+		break;
+	case MRC_PKT_ATOMIC:
+		if (pkt->atomic.va & 7) {
+			mrc_rx_fail(xp, pkt, MRC_NAK_INVALID_REQ,
+				    IB_EVENT_QP_REQ_ERR, out);
+			return;
+		}
+		mr = mrc_qp_remote_mr(qp, pkt->atomic.rkey, pkt->atomic.va, 8,
+				      IB_ACCESS_REMOTE_ATOMIC, &err);
+		break;
+	default:
+		break;
+	}
+	if (err) {
+		mrc_rx_fail(xp, pkt, MRC_NAK_ACCESS, IB_EVENT_QP_ACCESS_ERR,
+			    out);
+		return;
+	}
+	if (rnr) {
+		/* not counted: the sender's loss detection will resend it */
+		mrc_rx_nak(xp, pkt, MRC_NAK_RNR,
+			   mrc_rnr_usecs[qp->attr.min_rnr_timer & 31],
+			   out);
+		goto put;
+	}
+
+	v = mrc_conn_rx_data(&xp->conn, now, &seg, NULL);
+	if (v == MRC_RX_INVALID) {
+		mrc_rx_fail(xp, pkt, MRC_NAK_SEQ, IB_EVENT_QP_FATAL, out);
+		goto put;
+	}
+	if (v != MRC_RX_NEW)
+		goto put;
+
+	m = mrc_rx_rmsg(xp, pkt);
+	if (!m || ((pkt->type == MRC_PKT_SEND ||
+		    (pkt->flags & MRC_F_IMM)) && !rwqe)) {
+		mrc_rx_fail(xp, pkt, MRC_NAK_INVALID_REQ, IB_EVENT_QP_FATAL,
+			    out);
+		goto put;
+	}
+
+	switch (pkt->type) {
+	case MRC_PKT_SEND:
+		m->rsn = rsn;
+		if (pkt->payload_len)
+			err = mrc_sgl_copy(qp->ibqp.pd, rwqe->sge,
+					   rwqe->num_sge, pkt->send.offset,
+					   (void *)pkt->payload,
+					   pkt->payload_len, MRC_COPY_TO_MR);
+		if (err)
+			m->bad = true;	/* our receive's lkey failed */
+		break;
+	case MRC_PKT_WRITE:
+		if (pkt->flags & MRC_F_IMM)
+			m->rsn = rsn;
+		if (mr)
+			err = mrc_mr_copy(mr, pkt->write.va + pkt->write.offset,
+					  (void *)pkt->payload,
+					  pkt->payload_len, MRC_COPY_TO_MR);
+		if (err)
+			mrc_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+		break;
+	case MRC_PKT_READ_REQ:
+		m->va = pkt->read_req.va;
+		m->rkey = pkt->read_req.rkey;
+		m->len = pkt->read_req.len;
+		m->tag = pkt->read_req.resp_tag;
+		break;
+	case MRC_PKT_ATOMIC: {
+		bool cas = pkt->atomic.op == MRC_ATOMIC_CMP_SWAP;
+
+		/* executed once: a resent request is a duplicate above */
+		err = mrc_mr_atomic(mr, pkt->atomic.va, cas,
+				    cas ? pkt->atomic.compare :
+					  pkt->atomic.swap_add,
+				    pkt->atomic.swap_add, &m->orig);
+		if (err)
+			mrc_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+		break;
+	}
+	case MRC_PKT_READ_RESP:
+		m->tag = pkt->read_resp.resp_tag;
+		if (mrc_tx_read_resp_place(xp, pkt))
+			m->bad = true;
+		break;
+	case MRC_PKT_ATOMIC_RESP:
+		m->orig = pkt->atomic_resp.orig;
+		break;
+	}
+put:
+	if (mr)
+		mrc_mr_put(mr);
+}
+
+/* A SEND or WRITE with immediate completed: report its receive. */
+static void mrc_rx_complete_recv(struct mrc_xp *xp, struct mrc_xp_rmsg *m,
+				 u32 len)
+{
+	struct mrc_qp *qp = xp->qp;
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = m->type == MRC_PKT_SEND ? IB_WC_RECV :
+			  IB_WC_RECV_RDMA_WITH_IMM,
+		.byte_len = len,
+		.src_qp = xp->dest_qpn,
+		.port_num = MRC_PORT,
+	};
+	/* receives complete in RSN order, as the peer numbered them */
+	if (m->rsn != xp->rsn_head || xp->rsn_head == xp->rsn_take) {
+		mrc_qp_error(qp, IB_EVENT_QP_FATAL);
+		return;
+	}
+	xp->rwqe[xp->rsn_head % MRC_CONN_MSGS] = NULL;
+	xp->rsn_head++;
+	if (m->bad)
+		wc.status = IB_WC_LOC_PROT_ERR;
+	if (m->flags & MRC_F_IMM) {
+		wc.ex.imm_data = cpu_to_be32(m->imm);
+		wc.wc_flags |= IB_WC_WITH_IMM;
+	} else if (m->flags & MRC_F_INV) {
+		wc.ex.invalidate_rkey = m->imm;
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		if (mrc_mr_invalidate(qp->ibqp.device, qp->ibqp.pd, m->imm))
+			wc.status = IB_WC_LOC_PROT_ERR;
+	}
+	mrc_qp_complete_recv(qp, &wc, m->flags & MRC_F_SOLICITED);
+}
+
+/* ERR: give back every receive WQE we took. */
+void mrc_rx_flush(struct mrc_xp *xp)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+	};
+
+	while (xp->rsn_head != xp->rsn_take) {
+		xp->rwqe[xp->rsn_head++ % MRC_CONN_MSGS] = NULL;
+		mrc_qp_complete_recv(xp->qp, &wc, false);
+	}
+}
+
+/* Peer messages the core finished, in order. */
+void mrc_rx_complete(struct mrc_xp *xp)
+{
+	struct mrc_completion done;
+
+	while (mrc_qp_state(xp->qp) != IB_QPS_ERR &&
+	       mrc_conn_rx_poll(&xp->conn, &done)) {
+		struct mrc_xp_rmsg *m = &xp->rmsg[done.msn % MRC_CONN_MSGS];
+		bool ok = true;
+
+		if (m->msn != done.msn)
+			continue;	/* cannot happen: every NEW sets it */
+		switch (m->type) {
+		case MRC_PKT_SEND:
+			mrc_rx_complete_recv(xp, m, done.len);
+			break;
+		case MRC_PKT_WRITE:
+			if (m->flags & MRC_F_IMM)
+				mrc_rx_complete_recv(xp, m, done.len);
+			break;
+		case MRC_PKT_READ_REQ:
+			ok = mrc_tx_resp_queue(xp, false, m->va, m->rkey, m->len,
+					       m->tag, 0);
+			break;
+		case MRC_PKT_ATOMIC:
+			ok = mrc_tx_resp_queue(xp, true, 0, 0, 8, 0, m->orig);
+			break;
+		case MRC_PKT_READ_RESP:
+			ok = !m->bad && !mrc_tx_resp_done(xp, false, m->tag, 0);
+			break;
+		case MRC_PKT_ATOMIC_RESP:
+			ok = !mrc_tx_resp_done(xp, true, 0, m->orig);
+			break;
+		}
+		m->type = 0;
+		if (!ok)
+			mrc_qp_error(xp->qp, IB_EVENT_QP_FATAL);
+	}
+	if (mrc_qp_state(xp->qp) == IB_QPS_ERR) {
+		mrc_tx_flush(xp);
+		mrc_rx_flush(xp);
+	}
+}
+
+static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
+		       struct sk_buff_head *out)
+{
+	enum ib_qp_state state = mrc_qp_state(xp->qp);
+	u64 now = ktime_get_ns();
+
+	/* [PKT-16] packets of another (earlier) connection are not ours */
+	if (!xp->live || pkt->cookie != xp->qp->attr.rq_psn ||
+	    !mrc_rx_state_ok(state)) {
+		xp->stats.rx_dropped++;
+		return;
+	}
+	xp->stats.rx_pkts++;
+	switch (pkt->type) {
+	case MRC_PKT_ACK:
+		if (state != IB_QPS_RTR)
+			mrc_tx_on_ack(xp, now, pkt);
+		break;
+	case MRC_PKT_NAK:
+		mrc_tx_on_nak(xp, pkt);
+		break;
+	case MRC_PKT_PROBE:
+		break;		/* path probing is not used yet */
+	default:
+		mrc_rx_data(xp, now, pkt, ce, out);
+		break;
+	}
+	mrc_rx_acks(xp, now, out);
+	mrc_rx_complete(xp);
+	mrc_xp_arm_timer(xp);
+}
+
+void mrc_rx_rcv(struct sk_buff *skb, bool ce)
+{
+	struct sk_buff_head out;
+	struct ib_device *ibdev;
+	enum mrc_wire_reason r;
+	struct mrc_pkt pkt;
+	struct mrc_qp *qp;
+	struct mrc_xp *xp;
+
+	ibdev = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		goto free;
+	if (ibdev->ops.owner != THIS_MODULE || skb_linearize(skb))
+		goto put_dev;
+	r = mrc_wire_parse(skb->data, skb->len, &pkt);
+	if (r != MRC_WIRE_OK) {
+		atomic_long_inc(&mrc_rx_malformed);
+		net_dbg_ratelimited("metaroce: %s: dropped malformed packet (%s), %ld so far\n",
+				    dev_name(&ibdev->dev),
+				    mrc_wire_reason_str(r),
+				    atomic_long_read(&mrc_rx_malformed));
+		goto put_dev;
+	}
+	qp = mrc_qp_get(ibdev, pkt.dst_qpn);
+	if (!qp)
+		goto put_dev;
+	xp = mrc_xp_of(qp);
+	if (xp) {
+		__skb_queue_head_init(&out);
+		spin_lock_bh(&xp->lock);
+		if (!xp->dead)
+			mrc_rx_pkt(xp, &pkt, ce, &out);
+		spin_unlock_bh(&xp->lock);
+		mrc_xp_xmit_list(xp, &out);
+	}
+	mrc_qp_put(qp);
+put_dev:
+	ib_device_put(ibdev);
+free:
+	kfree_skb(skb);
+}

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The send engine of an RC QP. Work requests are taken from the send
+ * queue in order into xp->sq; remote ones become core messages
+ * (mrc_conn_tx_post); the core hands out segments (mrc_conn_tx_next),
+ * which we turn into packets with the payload gathered from the WQE's
+ * SGEs, or from the responder's MR for READ/ATOMIC responses we owe.
+ * ACKs and NAKs come back through rx.c; completions leave in posting
+ * order: a WQE is done when the core completed its message and, for READ
+ * and ATOMIC, the response arrived.
+ *
+ * Everything here runs with xp->lock held (see xport.h).
+ */
+
+#include "metaroce.h"
+#include "xport.h"
+
+static struct mrc_xp_swqe *mrc_swqe(struct mrc_xp *xp, u32 i)
+{
+	return &xp->sq[i % MRC_XP_SQ];
+}
+
+/* Every SGE of a gather (or, for READ/ATOMIC, scatter) list is usable. */
+static int mrc_tx_check_sges(struct mrc_qp *qp, struct mrc_send_wqe *wqe,
+			     int need)
+{
+	struct mrc_sge *sge = mrc_send_wqe_sge(wqe);
+	struct mrc_mr *mr;
+	u32 i;
+	int err;
+
+	if (mrc_send_wqe_inline(wqe))
+		return 0;
+	for (i = 0; i < wqe->num_sge; i++) {
+		if (!sge[i].length)
+			continue;
+		mr = mrc_mr_get_checked(qp->ibqp.pd, sge[i].lkey, sge[i].addr,
+					sge[i].length, need, &err);
+		if (!mr)
+			return err;
+		mrc_mr_put(mr);
+	}
+	return 0;
+}
+
+/* Take one WQE; local operations finish here, in order. */
+static void mrc_tx_take(struct mrc_xp *xp, struct mrc_send_wqe *wqe)
+{
+	struct mrc_qp *qp = xp->qp;
+	struct mrc_xp_swqe *e = mrc_swqe(xp, xp->sq_take++);
+	int err = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->wqe = wqe;
+	e->status = IB_WC_SUCCESS;
+	switch (wqe->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_SEND:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		/* [PKT-40] the receives a peer consumes are numbered in order */
+		e->rsn = xp->tx_rsn++;
+		fallthrough;
+	case IB_WR_RDMA_WRITE:
+		e->remote = true;
+		err = mrc_tx_check_sges(qp, wqe, 0);
+		break;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		e->remote = true;
+		e->need_resp = true;
+		err = mrc_tx_check_sges(qp, wqe, IB_ACCESS_LOCAL_WRITE);
+		break;
+	case IB_WR_LOCAL_INV:
+		err = mrc_mr_invalidate(qp->ibqp.device, qp->ibqp.pd,
+					wqe->ex.invalidate_rkey);
+		e->done = true;
+		break;
+	case IB_WR_REG_MR:
+		err = mrc_mr_fast_reg(qp->ibqp.pd, wqe->wr.reg.mr,
+				      wqe->wr.reg.key, wqe->wr.reg.access);
+		e->done = true;
+		break;
+	default:
+		e->status = IB_WC_LOC_QP_OP_ERR;
+		e->done = true;
+		return;
+	}
+	if (err) {
+		e->status = IB_WC_LOC_PROT_ERR;
+		e->done = true;
+	}
+}
+
+/* The core's sender completions: mark the WQEs whose messages finished. */
+static void mrc_tx_poll(struct mrc_xp *xp)
+{
+	struct mrc_completion done;
+
+	while (mrc_conn_tx_poll(&xp->conn, &done)) {
+		struct mrc_xp_swqe *e;
+
+		if (done.cookie & MRC_XP_COOKIE_RESP) {
+			u32 i = done.cookie & ~MRC_XP_COOKIE_RESP;
+
+			/* a response is delivered: its slot may be reused */
+			xp->resp[i % MRC_XP_RESP].done = true;
+			while (xp->resp_head != xp->resp_post &&
+			       xp->resp[xp->resp_head % MRC_XP_RESP].done)
+				xp->resp_head++;
+			continue;
+		}
+		e = mrc_swqe(xp, (u32)done.cookie);
+		e->acked = true;
+		if (done.status != MRC_CONN_OK && e->status == IB_WC_SUCCESS)
+			e->status = done.status == MRC_CONN_E_RETRY ?
+				    IB_WC_RETRY_EXC_ERR : IB_WC_REM_OP_ERR;
+		if (e->status != IB_WC_SUCCESS || !e->need_resp)
+			e->done = true;
+		else if (e->responded)
+			e->done = true;
+	}
+}
+
+/* Report finished WQEs, oldest first. */
+void mrc_tx_complete(struct mrc_xp *xp)
+{
+	mrc_tx_poll(xp);
+	while (xp->sq_head != xp->sq_post) {
+		struct mrc_xp_swqe *e = mrc_swqe(xp, xp->sq_head);
+
+		if (!e->done)
+			break;
+		xp->sq_head++;
+		mrc_qp_complete_send(xp->qp, e->status);
+		if (e->status != IB_WC_SUCCESS)
+			break;		/* the QP is in ERR now */
+	}
+	if (mrc_qp_state(xp->qp) == IB_QPS_ERR)
+		mrc_tx_flush(xp);
+}
+
+/* ERR: give every WQE back, finished ones with their status. */
+void mrc_tx_flush(struct mrc_xp *xp)
+{
+	while (xp->sq_head != xp->sq_take) {
+		struct mrc_xp_swqe *e = mrc_swqe(xp, xp->sq_head++);
+
+		mrc_qp_complete_send(xp->qp, e->done ? e->status :
+				     IB_WC_WR_FLUSH_ERR);
+	}
+	xp->sq_post = xp->sq_take;
+	xp->resp_head = xp->resp_tail;
+	xp->resp_post = xp->resp_tail;
+}
+
+/* Hand taken WQEs and owed responses to the core, in order. */
+static void mrc_tx_post(struct mrc_xp *xp)
+{
+	while (xp->sq_post != xp->sq_take) {
+		struct mrc_xp_swqe *e = mrc_swqe(xp, xp->sq_post);
+		u32 len;
+
+		if (e->remote && !e->done) {
+			/* READ and ATOMIC requests are one empty segment */
+			len = e->need_resp ? 0 : e->wqe->length;
+			if (!mrc_conn_tx_post(&xp->conn, 0, len, xp->sq_post,
+					      &e->msn))
+				break;
+			e->posted = true;
+		}
+		xp->sq_post++;
+	}
+	while (xp->resp_post != xp->resp_tail) {
+		struct mrc_xp_resp *r = &xp->resp[xp->resp_post % MRC_XP_RESP];
+
+		if (!mrc_conn_tx_post(&xp->conn, 0, r->atomic ? 0 : r->len,
+				      MRC_XP_COOKIE_RESP | xp->resp_post,
+				      &r->msn))
+			break;
+		r->posted = true;
+		xp->resp_post++;
+	}
+}
+
+/* Headers of a request segment; the payload is gathered by the caller. */
+static void mrc_tx_fill_req(struct mrc_xp_swqe *e, const struct mrc_tx_seg *seg,
+			    struct mrc_pkt *pkt)
+{
+	struct mrc_send_wqe *wqe = e->wqe;
+	bool last = seg->flags & MRC_F_LAST;
+
+	switch (wqe->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_SEND:
+		pkt->type = MRC_PKT_SEND;
+		pkt->send.rsn = e->rsn;
+		pkt->send.offset = seg->offset;
+		pkt->send.total_len = seg->total_len;
+		if (last && wqe->opcode == IB_WR_SEND_WITH_IMM) {
+			pkt->flags |= MRC_F_IMM;
+			pkt->imm = be32_to_cpu(wqe->ex.imm_data);
+		} else if (last && wqe->opcode == IB_WR_SEND_WITH_INV) {
+			pkt->flags |= MRC_F_INV;
+			pkt->imm = wqe->ex.invalidate_rkey;
+		}
+		break;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		/*
+		 * [PKT-47] wants the RSN in every packet, but IMM may only be
+		 * set on the last and the parser refuses an RSN without it:
+		 * the last packet names the receive.
+		 */
+		if (last) {
+			pkt->flags |= MRC_F_IMM;
+			pkt->write.rsn = e->rsn;
+			pkt->imm = be32_to_cpu(wqe->ex.imm_data);
+		}
+		fallthrough;
+	case IB_WR_RDMA_WRITE:
+		pkt->type = MRC_PKT_WRITE;
+		pkt->write.va = wqe->wr.rdma.remote_addr;
+		pkt->write.rkey = wqe->wr.rdma.rkey;
+		pkt->write.offset = seg->offset;
+		pkt->write.total_len = seg->total_len;
+		break;
+	case IB_WR_RDMA_READ:
+		pkt->type = MRC_PKT_READ_REQ;
+		pkt->read_req.va = wqe->wr.rdma.remote_addr;
+		pkt->read_req.rkey = wqe->wr.rdma.rkey;
+		pkt->read_req.len = wqe->length;
+		pkt->read_req.resp_tag = e->msn;
+		break;
+	default:	/* the two atomics */
+		pkt->type = MRC_PKT_ATOMIC;
+		pkt->atomic.va = wqe->wr.atomic.remote_addr;
+		pkt->atomic.rkey = wqe->wr.atomic.rkey;
+		if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+			pkt->atomic.op = MRC_ATOMIC_CMP_SWAP;
+			pkt->atomic.compare = wqe->wr.atomic.compare_add;
+			pkt->atomic.swap_add = wqe->wr.atomic.swap;
+		} else {
+			pkt->atomic.op = MRC_ATOMIC_FETCH_ADD;
+			pkt->atomic.swap_add = wqe->wr.atomic.compare_add;
+		}
+		break;
+	}
+	if (last && (wqe->send_flags & IB_SEND_SOLICITED) &&
+	    (pkt->type == MRC_PKT_SEND || pkt->type == MRC_PKT_WRITE))
+		pkt->flags |= MRC_F_SOLICITED;
+}
+
+/* Build the packet of one segment; 0 or an ib_wc_status for the WQE. */
+static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
+			struct sk_buff_head *out)
+{
+	struct mrc_qp *qp = xp->qp;
+	struct mrc_pkt pkt = { };
+	struct sk_buff *skb;
+	u32 hlen;
+	u8 *data;
+	int err = 0;
+
+	pkt.path_id = seg->path_id;
+	pkt.flags = seg->flags;
+	pkt.stream_id = seg->stream;
+	pkt.psn = seg->psn;
+	pkt.msn = seg->msn;
+	pkt.ssn = seg->ssn;
+	pkt.tsval = seg->tsval;
+	pkt.cookie = xp->qp->attr.sq_psn;
+	pkt.payload_len = seg->len;
+
+	if (seg->msg_cookie & MRC_XP_COOKIE_RESP) {
+		struct mrc_xp_resp *r =
+			&xp->resp[(u32)seg->msg_cookie % MRC_XP_RESP];
+
+		if (r->atomic) {
+			pkt.type = MRC_PKT_ATOMIC_RESP;
+			pkt.atomic_resp.orig = r->orig;
+		} else {
+			pkt.type = MRC_PKT_READ_RESP;
+			pkt.read_resp.resp_tag = r->tag;
+			pkt.read_resp.offset = seg->offset;
+			pkt.read_resp.total_len = seg->total_len;
+		}
+		hlen = mrc_wire_hdr_len(&pkt);
+		skb = mrc_xp_alloc_skb(xp, hlen + seg->len + MRC_WIRE_ICRC_LEN);
+		if (!skb)
+			return -ENOMEM;
+		data = skb_put(skb, hlen + seg->len) + hlen;
+		if (seg->len) {
+			/* the MR may have changed since the request: check again */
+			struct mrc_mr *mr = mrc_qp_remote_mr(qp, r->rkey,
+							     r->va + seg->offset,
+							     seg->len,
+							     IB_ACCESS_REMOTE_READ,
+							     &err);
+
+			if (mr) {
+				err = mrc_mr_copy(mr, r->va + seg->offset, data,
+						  seg->len, MRC_COPY_FROM_MR);
+				mrc_mr_put(mr);
+			}
+			if (err) {
+				kfree_skb(skb);
+				return IB_WC_REM_ACCESS_ERR;
+			}
+		}
+	} else {
+		struct mrc_xp_swqe *e = mrc_swqe(xp, (u32)seg->msg_cookie);
+		struct mrc_send_wqe *wqe = e->wqe;
+
+		mrc_tx_fill_req(e, seg, &pkt);
+		hlen = mrc_wire_hdr_len(&pkt);
+		skb = mrc_xp_alloc_skb(xp, hlen + seg->len + MRC_WIRE_ICRC_LEN);
+		if (!skb)
+			return -ENOMEM;
+		data = skb_put(skb, hlen + seg->len) + hlen;
+		if (seg->len && mrc_send_wqe_inline(wqe))
+			memcpy(data, wqe->data + seg->offset, seg->len);
+		else if (seg->len)
+			err = mrc_sgl_copy(qp->ibqp.pd, mrc_send_wqe_sge(wqe),
+					   wqe->num_sge, seg->offset, data,
+					   seg->len, MRC_COPY_FROM_MR);
+		if (err) {
+			kfree_skb(skb);
+			e->status = IB_WC_LOC_PROT_ERR;
+			e->done = true;
+			return IB_WC_LOC_PROT_ERR;
+		}
+	}
+	return mrc_xp_seal(xp, skb, &pkt, seg->sport, xp->dscp_data, out);
+}
+
+void mrc_tx_run(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
+{
+	struct mrc_send_wqe *wqe;
+	struct mrc_tx_seg seg;
+	u32 n = 0;
+	int err;
+
+	if (mrc_qp_state(xp->qp) == IB_QPS_ERR) {
+		mrc_tx_flush(xp);
+		mrc_rx_flush(xp);
+		return;
+	}
+	while (xp->sq_take - xp->sq_head < MRC_XP_SQ &&
+	       (wqe = mrc_qp_next_send_wqe(xp->qp)))
+		mrc_tx_take(xp, wqe);
+	mrc_tx_post(xp);
+
+	while (n < MRC_XP_TX_BUDGET && mrc_conn_tx_next(&xp->conn, now, &seg)) {
+		err = mrc_tx_build(xp, &seg, out);
+		if (err == -ENOMEM)
+			break;	/* the core counts it lost and resends it */
+		if (err > 0 && (seg.msg_cookie & MRC_XP_COOKIE_RESP)) {
+			/* the responder lost access to the memory being read */
+			mrc_qp_error(xp->qp, IB_EVENT_QP_ACCESS_ERR);
+			break;
+		}
+		n++;
+	}
+	if (n == MRC_XP_TX_BUDGET)
+		mrc_xp_kick(xp);
+	mrc_tx_complete(xp);
+}
+
+void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt)
+{
+	struct mrc_ack_info ack;
+
+	mrc_conn_ack_from_pkt(pkt, &ack);
+	if (!mrc_conn_on_ack(&xp->conn, now, &ack))
+		return;
+	mrc_tx_complete(xp);
+	/* the windows may have opened */
+	mrc_xp_kick(xp);
+}
+
+void mrc_tx_on_nak(struct mrc_xp *xp, const struct mrc_pkt *pkt)
+{
+	enum ib_wc_status status;
+	u32 i;
+
+	xp->stats.naks_rcvd++;
+	switch (pkt->nak.code) {
+	case MRC_NAK_ACCESS:
+		status = IB_WC_REM_ACCESS_ERR;
+		break;
+	case MRC_NAK_INVALID_REQ:
+		status = IB_WC_REM_INV_REQ_ERR;
+		break;
+	case MRC_NAK_REMOTE_OP:
+		status = IB_WC_REM_OP_ERR;
+		break;
+	default:
+		/*
+		 * RNR and SEQ: the packet was not accepted, so the core's loss
+		 * detection resends it; nothing to do here.
+		 */
+		return;
+	}
+	for (i = xp->sq_head; i != xp->sq_post; i++) {
+		struct mrc_xp_swqe *e = mrc_swqe(xp, i);
+
+		if (e->posted && e->msn == pkt->nak.msn && !e->done) {
+			e->status = status;
+			e->done = true;
+			break;
+		}
+	}
+	mrc_tx_complete(xp);
+}
+
+/* READ/ATOMIC response handling at the requester, called from rx.c. */
+
+/* The oldest WQE still waiting for its response; NULL if none. */
+static struct mrc_xp_swqe *mrc_tx_resp_waiter(struct mrc_xp *xp)
+{
+	u32 i;
+
+	for (i = xp->sq_head; i != xp->sq_post; i++) {
+		struct mrc_xp_swqe *e = mrc_swqe(xp, i);
+
+		if (e->posted && e->need_resp && !e->responded &&
+		    e->status == IB_WC_SUCCESS)
+			return e;
+	}
+	return NULL;
+}
+
+/* The sink of a READ_RESP segment: the READ WQE whose MSN is @tag. */
+int mrc_tx_read_resp_place(struct mrc_xp *xp, const struct mrc_pkt *pkt)
+{
+	struct mrc_send_wqe *wqe;
+	u32 i;
+
+	for (i = xp->sq_head; i != xp->sq_post; i++) {
+		struct mrc_xp_swqe *e = mrc_swqe(xp, i);
+
+		if (!e->posted || e->msn != pkt->read_resp.resp_tag ||
+		    e->wqe->opcode != IB_WR_RDMA_READ || e->responded)
+			continue;
+		wqe = e->wqe;
+		if (pkt->read_resp.total_len != wqe->length)
+			return -EINVAL;
+		if (!pkt->payload_len)
+			return 0;
+		return mrc_sgl_copy(xp->qp->ibqp.pd, mrc_send_wqe_sge(wqe),
+				    wqe->num_sge, pkt->read_resp.offset,
+				    (void *)pkt->payload, pkt->payload_len,
+				    MRC_COPY_TO_MR);
+	}
+	return -ENOENT;
+}
+
+/*
+ * A response message completed. Responders answer in request order, so
+ * it belongs to the oldest WQE still waiting ([OPS-2]); @tag is checked
+ * for READs, @orig stored for ATOMICs.
+ */
+int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig)
+{
+	struct mrc_xp_swqe *e = mrc_tx_resp_waiter(xp);
+	struct mrc_send_wqe *wqe;
+	bool is_read;
+	int err = 0;
+
+	if (!e)
+		return -ENOENT;
+	wqe = e->wqe;
+	is_read = wqe->opcode == IB_WR_RDMA_READ;
+	if (atomic == is_read || (is_read && e->msn != tag))
+		return -EINVAL;
+	if (atomic) {
+		/* the original value lands in the local 8-byte buffer */
+		err = mrc_sgl_copy(xp->qp->ibqp.pd, mrc_send_wqe_sge(wqe),
+				   wqe->num_sge, 0, &orig, sizeof(orig),
+				   MRC_COPY_TO_MR);
+		if (err)
+			e->status = IB_WC_LOC_PROT_ERR;
+	}
+	e->responded = true;
+	if (e->acked)
+		e->done = true;
+	mrc_tx_complete(xp);
+	return 0;
+}
+
+/* Queue a response we owe (rx.c, at the request's completion). */
+bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
+		       u32 len, u32 tag, u64 orig)
+{
+	struct mrc_xp_resp *r;
+
+	if (xp->resp_tail - xp->resp_head >= MRC_XP_RESP)
+		return false;
+	r = &xp->resp[xp->resp_tail++ % MRC_XP_RESP];
+	memset(r, 0, sizeof(*r));
+	r->atomic = atomic;
+	r->va = va;
+	r->rkey = rkey;
+	r->len = atomic ? 0 : len;
+	r->tag = tag;
+	r->orig = orig;
+	mrc_tx_post(xp);
+	mrc_xp_kick(xp);
+	return true;
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The transport's life per RC QP: created with the QP, connected when
+ * modify_qp reaches RTR (the core's connection from the QP attributes),
+ * driven by one work item and one hrtimer, torn down with the QP.
+ * Contexts and locking: see xport.h.
+ */
+
+#include <linux/module.h>
+#include <linux/random.h>
+
+#include "metaroce.h"
+#include "net.h"
+#include "xport.h"
+
+static uint npaths = 4;
+module_param(npaths, uint, 0444);
+MODULE_PARM_DESC(npaths,
+		 "paths (UDP source ports) per connection, 1-8; both ends must agree");
+
+/* Where a queued packet goes, until mrc_xp_xmit_list() sends it. */
+struct mrc_xp_cb {
+	u16 sport;
+	u8 dscp;
+};
+
+#define MRC_XP_CB(skb)	((struct mrc_xp_cb *)(skb)->cb)
+
+struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len)
+{
+	unsigned int head = mrc_net_headroom(xp->ndev);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len, GFP_ATOMIC);
+	if (skb)
+		skb_reserve(skb, head);
+	return skb;
+}
+
+/*
+ * Encode @pkt's headers in front of the payload already in @skb (its
+ * first hdr_len bytes were left free), add the ICRC and queue it on @out.
+ * Frees @skb on failure.
+ */
+int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
+		u32 sport, u32 dscp, struct sk_buff_head *out)
+{
+	u32 hlen = mrc_wire_hdr_len(pkt);
+	enum mrc_wire_reason r;
+	u32 written;
+
+	pkt->dst_qpn = xp->dest_qpn;
+	r = mrc_wire_encode_hdr(pkt, skb->data, hlen, &written);
+	if (r != MRC_WIRE_OK) {
+		/* our own bug: never put on the wire what a peer would reject */
+		pr_warn_ratelimited("metaroce: cannot encode type %u: %s\n",
+				    pkt->type, mrc_wire_reason_str(r));
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	mrc_wire_seal(skb->data, skb->len);
+	skb_put(skb, MRC_WIRE_ICRC_LEN);
+	/* the sender's port and class ride in the control block */
+	MRC_XP_CB(skb)->sport = sport;
+	MRC_XP_CB(skb)->dscp = dscp;
+	__skb_queue_tail(out, skb);
+	return 0;
+}
+
+void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list)
+{
+	const struct mrc_av *av = &xp->qp->attr.av;
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(list))) {
+		u16 sport = MRC_XP_CB(skb)->sport;
+		u8 dscp = MRC_XP_CB(skb)->dscp;
+
+		if (mrc_net_xmit(xp->net, xp->ndev, skb,
+				 (const struct sockaddr *)&av->saddr,
+				 (const struct sockaddr *)&av->daddr, sport,
+				 dscp, dscp == xp->dscp_data))
+			xp->stats.xmit_errors++;
+		else
+			xp->stats.tx_pkts++;
+	}
+}
+
+void mrc_xp_kick(struct mrc_xp *xp)
+{
+	if (!READ_ONCE(xp->dead))
+		queue_work(system_highpri_wq, &xp->work);
+}
+
+/* With xp->lock held: follow the core's next deadline. */
+void mrc_xp_arm_timer(struct mrc_xp *xp)
+{
+	u64 at;
+
+	if (xp->dead || !xp->live)
+		return;
+	at = mrc_conn_deadline(&xp->conn);
+	if (at == U64_MAX)
+		return;
+	if (xp->timer_at && xp->timer_at <= at)
+		return;		/* an earlier expiry will look again */
+	xp->timer_at = at;
+	hrtimer_start(&xp->timer, ns_to_ktime(at), HRTIMER_MODE_ABS);
+}
+
+static enum hrtimer_restart mrc_xp_timer_fn(struct hrtimer *t)
+{
+	struct mrc_xp *xp = container_of(t, struct mrc_xp, timer);
+
+	/* hard irq: the work does the rest under the lock */
+	mrc_xp_kick(xp);
+	return HRTIMER_NORESTART;
+}
+
+static void mrc_xp_work(struct work_struct *w)
+{
+	struct mrc_xp *xp = container_of(w, struct mrc_xp, work);
+	struct sk_buff_head out;
+	u64 now;
+
+	__skb_queue_head_init(&out);
+	spin_lock_bh(&xp->lock);
+	if (xp->dead || !xp->live)
+		goto unlock;
+	now = ktime_get_ns();
+	if (xp->timer_at && xp->timer_at <= now)
+		xp->timer_at = 0;
+	if (mrc_conn_deadline(&xp->conn) <= now)
+		mrc_conn_on_timer(&xp->conn, now);
+	mrc_tx_run(xp, now, &out);
+	mrc_rx_acks(xp, now, &out);
+	mrc_rx_complete(xp);
+	mrc_xp_arm_timer(xp);
+unlock:
+	spin_unlock_bh(&xp->lock);
+	mrc_xp_xmit_list(xp, &out);
+}
+
+static int mrc_xp_create(struct mrc_qp *qp)
+{
+	struct net_device *ndev = mrc_dev_netdev(qp->ibqp.device);
+	struct mrc_xp *xp;
+	struct mrc_net *n;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return 0;
+	xp = kvzalloc(sizeof(*xp), GFP_KERNEL);
+	if (!xp)
+		return -ENOMEM;
+	n = mrc_net_get(dev_net(ndev), mrc_rx_rcv);
+	if (IS_ERR(n)) {
+		kvfree(xp);
+		return PTR_ERR(n);
+	}
+	xp->net = n;
+	xp->qp = qp;
+	xp->ndev = ndev;
+	xp->dscp_data = MRC_WIRE_DSCP_DATA;
+	xp->dscp_ctrl = MRC_WIRE_DSCP_CTRL;
+	spin_lock_init(&xp->lock);
+	INIT_WORK(&xp->work, mrc_xp_work);
+	hrtimer_init(&xp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	xp->timer.function = mrc_xp_timer_fn;
+	qp->xport = xp;
+	return 0;
+}
+
+/* Forget every WQE: the verbs layer dropped them (RESET) without CQEs. */
+static void mrc_xp_reset_locked(struct mrc_xp *xp)
+{
+	xp->live = false;
+	xp->flushed = false;
+	xp->sq_head = 0;
+	xp->sq_post = 0;
+	xp->sq_take = 0;
+	xp->tx_rsn = 0;
+	xp->resp_head = 0;
+	xp->resp_post = 0;
+	xp->resp_tail = 0;
+	xp->rsn_head = 0;
+	xp->rsn_take = 0;
+	memset(xp->rwqe, 0, sizeof(xp->rwqe));
+	memset(xp->rmsg, 0, sizeof(xp->rmsg));
+}
+
+static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
+{
+	const struct mrc_qp_attrs *a = &xp->qp->attr;
+	struct mrc_conn_cfg cfg;
+	u32 mss = ib_mtu_enum_to_int(a->path_mtu);
+
+	/*
+	 * The IB path MTU is what both ends were given, so it is the one
+	 * segment size they agree on without a handshake ([REL-15]); the
+	 * port MTU already left room for every header.
+	 */
+	mrc_conn_cfg_default(&cfg, clamp_t(u32, npaths, 1, MRC_MAX_PATHS), mss);
+	cfg.tx_isn = a->sq_psn;
+	cfg.rx_isn = a->rq_psn;
+	cfg.retry_limit = a->retry_cnt;
+	cfg.seed = get_random_u64();
+	xp->dest_qpn = a->dest_qp_num;
+	if (!mrc_conn_init(&xp->conn, &cfg, now))
+		return false;
+	xp->live = true;
+	return true;
+}
+
+static void mrc_xp_modified(struct mrc_qp *qp, int mask, enum ib_qp_state old)
+{
+	struct mrc_xp *xp = mrc_xp_of(qp);
+	enum ib_qp_state state = mrc_qp_state(qp);
+	u64 now = ktime_get_ns();
+	u32 i;
+
+	if (!xp)
+		return;
+	spin_lock_bh(&xp->lock);
+	switch (state) {
+	case IB_QPS_RESET:
+		mrc_xp_reset_locked(xp);
+		break;
+	case IB_QPS_RTR:
+		if (!xp->live && !mrc_xp_connect_locked(xp, now))
+			pr_warn_ratelimited("metaroce: QP %u: bad connection attributes\n",
+					    qp->ibqp.qp_num);
+		break;
+	case IB_QPS_RTS:
+		/* sq_psn arrives with RTS; nothing was sent before it */
+		if (xp->live && old == IB_QPS_RTR && !xp->conn.stats.tx_segs)
+			for (i = 0; i < xp->conn.cfg.npaths; i++)
+				mrc_path_tx_init(&xp->conn.path[i].tx,
+						 &xp->conn.cfg.path,
+						 qp->attr.sq_psn);
+		break;
+	default:
+		break;
+	}
+	spin_unlock_bh(&xp->lock);
+	mrc_xp_kick(xp);
+}
+
+static void mrc_xp_send_posted(struct mrc_qp *qp)
+{
+	struct mrc_xp *xp = mrc_xp_of(qp);
+
+	if (xp)
+		mrc_xp_kick(xp);
+}
+
+static void mrc_xp_destroy(struct mrc_qp *qp)
+{
+	struct mrc_xp *xp = mrc_xp_of(qp);
+
+	if (!xp)
+		return;
+	spin_lock_bh(&xp->lock);
+	xp->dead = true;
+	xp->live = false;
+	spin_unlock_bh(&xp->lock);
+	/* nothing re-arms or re-queues once dead is seen under the lock */
+	hrtimer_cancel(&xp->timer);
+	cancel_work_sync(&xp->work);
+}
+
+static void mrc_xp_release(struct mrc_qp *qp)
+{
+	struct mrc_xp *xp = mrc_xp_of(qp);
+
+	if (!xp)
+		return;
+	qp->xport = NULL;
+	mrc_net_put(xp->net);
+	kvfree(xp);
+}
+
+const struct mrc_qp_hooks mrc_xp_hooks = {
+	.create = mrc_xp_create,
+	.modified = mrc_xp_modified,
+	.send_posted = mrc_xp_send_posted,
+	.destroy = mrc_xp_destroy,
+	.release = mrc_xp_release,
+};

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The transport glue of an RC QP: the portable core's connection plus
+ * what the core does not know about (work requests, receive buffers,
+ * memory regions, sockets). Protocol decisions are the core's; these
+ * files only carry them out.
+ *
+ *   xport.c  QP hooks: create, connect on modify_qp, destroy; the timer
+ *            and the per-QP work item
+ *   tx.c     send engine: WQEs -> core messages -> packets; ACK/NAK in;
+ *            send completions
+ *   rx.c     receive: parse, QP lookup, placement, READ/ATOMIC
+ *            execution, ACKs out, receive completions
+ *
+ * Contexts and locking (also Documentation/design.rst):
+ *  - xp->lock (spin_lock_bh) serialises everything below it: the core
+ *    connection (which never locks), the tables here, and the calls into
+ *    the verbs objects that take or complete WQEs, so completions keep
+ *    the core's order. Lock order: xp->lock -> sq/rq/srq/cq locks (the
+ *    verbs objects never call back into the glue under their locks).
+ *  - Receive runs in the UDP encap softirq; it holds a QP reference
+ *    (mrc_qp_get) for the whole packet.
+ *  - The send engine runs in process context from xp->work (system
+ *    high-priority workqueue), kicked by post_send, by ACKs that open the
+ *    window, by modify_qp and by the hrtimer that follows
+ *    mrc_conn_deadline(). Packets are built under xp->lock and sent after
+ *    it is dropped.
+ *  - Destroy: hooks->destroy marks the transport dead under the lock
+ *    (nobody queues work or arms the timer after that), then cancels the
+ *    timer and the work; hooks->release frees it once every QP reference
+ *    (receive in flight) is gone.
+ */
+#ifndef _MRC_XPORT_H
+#define _MRC_XPORT_H
+
+#include <linux/hrtimer.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "core/conn.h"
+#include "verbs.h"
+
+struct mrc_net;
+
+/* Send WQEs the transport holds at once (taken, not yet completed). */
+#define MRC_XP_SQ		128
+/* READ/ATOMIC responses owed to the peer. */
+#define MRC_XP_RESP		128
+/* Packets one run of the send engine builds before it yields. */
+#define MRC_XP_TX_BUDGET	64
+/* Core message cookies with this bit name a response, else a WQE. */
+#define MRC_XP_COOKIE_RESP	BIT_ULL(63)
+
+struct mrc_xp_swqe {
+	struct mrc_send_wqe *wqe;
+	u32 msn;		/* core message (remote operations) */
+	u32 rsn;		/* SEND, WRITE_WITH_IMM: receive it consumes */
+	u64 orig;		/* ATOMIC: the value the response returned */
+	u8 status;		/* enum ib_wc_status, final once done */
+	bool remote;		/* goes to the peer through the core */
+	bool posted;		/* handed to the core */
+	bool acked;		/* the core completed the message */
+	bool need_resp;		/* READ, ATOMIC: done after the response */
+	bool responded;
+	bool done;
+};
+
+struct mrc_xp_resp {
+	u64 va;
+	u64 orig;		/* ATOMIC result */
+	u32 rkey;
+	u32 len;		/* READ: bytes; ATOMIC: 8 */
+	u32 tag;		/* the requester's MSN of the request */
+	u32 msn;		/* our core message carrying the response */
+	bool atomic;
+	bool posted;
+	bool done;
+};
+
+/* What the glue knows of a peer message, slot msn % MRC_CONN_MSGS. */
+struct mrc_xp_rmsg {
+	u64 va;			/* READ_REQ */
+	u64 orig;		/* ATOMIC: executed, the old value; ATOMIC_RESP */
+	u32 msn;
+	u32 imm;
+	u32 rsn;
+	u32 rkey;		/* READ_REQ */
+	u32 len;		/* READ_REQ */
+	u32 tag;		/* READ_REQ, READ_RESP */
+	u16 flags;		/* MRC_F_IMM/INV/SOLICITED of the LAST segment */
+	u8 type;		/* enum mrc_pkt_type, 0: slot unused */
+	bool bad;		/* the message cannot complete successfully */
+};
+
+struct mrc_xp_stats {
+	u64 tx_pkts;
+	u64 rx_pkts;
+	u64 rx_malformed;
+	u64 rx_dropped;
+	u64 naks_sent;
+	u64 naks_rcvd;
+	u64 xmit_errors;
+};
+
+struct mrc_xp {
+	struct mrc_qp *qp;
+	struct mrc_net *net;
+	struct net_device *ndev;	/* the device's netdev */
+	spinlock_t lock;		/* see the header comment */
+	struct work_struct work;
+	struct hrtimer timer;
+	u64 timer_at;			/* armed deadline, 0: none */
+	bool live;			/* connected: conn is valid */
+	bool dead;			/* destroy began */
+	bool flushed;			/* ERR: held WQEs given back */
+	u32 dest_qpn;
+	u8 dscp_data;
+	u8 dscp_ctrl;
+
+	/* sender: WQE slots [sq_head, sq_take), posted to the core up to
+	 * sq_post
+	 */
+	u32 sq_head;
+	u32 sq_post;
+	u32 sq_take;
+	u32 tx_rsn;			/* next RSN we consume at the peer */
+	struct mrc_xp_swqe sq[MRC_XP_SQ];
+
+	/* responder: responses [resp_head, resp_tail), posted to resp_post */
+	u32 resp_head;
+	u32 resp_post;
+	u32 resp_tail;
+	struct mrc_xp_resp resp[MRC_XP_RESP];
+
+	/* receiver: receive WQEs taken for RSNs [rsn_head, rsn_take) */
+	u32 rsn_head;
+	u32 rsn_take;
+	struct mrc_recv_wqe *rwqe[MRC_CONN_MSGS];
+	struct mrc_xp_rmsg rmsg[MRC_CONN_MSGS];
+
+	struct mrc_xp_stats stats;
+	struct mrc_conn conn;		/* large; last */
+};
+
+static inline struct mrc_xp *mrc_xp_of(struct mrc_qp *qp)
+{
+	return qp->xport;
+}
+
+extern const struct mrc_qp_hooks mrc_xp_hooks;
+
+/* xport.c */
+void mrc_xp_kick(struct mrc_xp *xp);
+void mrc_xp_arm_timer(struct mrc_xp *xp);
+void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list);
+struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len);
+int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
+		u32 sport, u32 dscp, struct sk_buff_head *out);
+
+/* tx.c, all with xp->lock held */
+void mrc_tx_run(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
+void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt);
+void mrc_tx_on_nak(struct mrc_xp *xp, const struct mrc_pkt *pkt);
+void mrc_tx_complete(struct mrc_xp *xp);
+void mrc_tx_flush(struct mrc_xp *xp);
+int mrc_tx_read_resp_place(struct mrc_xp *xp, const struct mrc_pkt *pkt);
+int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig);
+bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
+		       u32 len, u32 tag, u64 orig);
+
+/* rx.c */
+void mrc_rx_rcv(struct sk_buff *skb, bool ce);
+void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
+void mrc_rx_complete(struct mrc_xp *xp);
+void mrc_rx_flush(struct mrc_xp *xp);
+
+#endif /* _MRC_XPORT_H */
