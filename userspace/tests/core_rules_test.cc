@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Unit tests of the per-path, congestion, scheduler and connection rules
+// (Documentation/protocol/reliability.rst, paths.rst, congestion.rst).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+extern "C" {
+#include "core/conn.h"
+}
+
+namespace {
+
+struct Tx {
+	mrc_path_cfg cfg;
+	mrc_path_tx tx;
+	uint32_t acked[MRC_PATH_WND], lost[MRC_PATH_WND];
+	mrc_path_events ev = {acked, lost, 0, 0, 0, 0, 0};
+
+	explicit Tx(uint32_t isn = 0)
+	{
+		mrc_path_cfg_default(&cfg);
+		mrc_path_tx_init(&tx, &cfg, isn);
+	}
+	uint32_t send(uint64_t now, uint32_t cookie)
+	{
+		return mrc_path_tx_send(&tx, &cfg, now, cookie, 1000);
+	}
+	mrc_path_ack_result ack(uint64_t now, uint32_t cum,
+				std::vector<uint32_t> sacked = {}, uint64_t rtt = 0)
+	{
+		mrc_sack s = {};
+
+		s.cum = cum;
+		for (uint32_t p : sacked) {
+			uint32_t i = p - cum - 1;
+
+			s.bits[i / 64] |= 1ull << (i % 64);
+		}
+		return mrc_path_tx_on_ack(&tx, &cfg, now, &s, rtt, &ev);
+	}
+};
+
+} // namespace
+
+// [REL-1] every send takes the next PSN, across the 2^32 wrap
+TEST(PathTx, PsnPerSendAndWrap)
+{
+	Tx t(0xfffffffeu);
+
+	EXPECT_EQ(t.send(0, 1), 0xfffffffeu);
+	EXPECT_EQ(t.send(0, 2), 0xffffffffu);
+	EXPECT_EQ(t.send(0, 3), 0u);
+	EXPECT_EQ(t.tx.inflight_pkts, 3u);
+}
+
+// [REL-4] cumulative point and bitmap acknowledge; [REL-8] a gap is loss
+TEST(PathTx, SackAndGapLoss)
+{
+	Tx t;
+
+	for (uint32_t i = 0; i < 6; i++)
+		t.send(0, 100 + i);
+	// PSN 0 received (cum 1), 1 missing, 2 and 4 received
+	ASSERT_EQ(t.ack(10, 1, {2, 4}), MRC_ACK_OK);
+	EXPECT_EQ(t.ev.n_acked, 3u);
+	ASSERT_EQ(t.ev.n_lost, 2u);	// 1 and 3 trail PSN 4
+	EXPECT_EQ(t.ev.lost[0], 101u);
+	EXPECT_EQ(t.ev.lost[1], 103u);
+	EXPECT_EQ(t.tx.inflight_pkts, 1u);	// only 5
+	EXPECT_EQ(t.tx.snd_una, 5u);
+}
+
+// [REL-8] reorder_pkts > 1 tolerates that much reordering inside a path
+TEST(PathTx, ReorderThreshold)
+{
+	Tx t;
+
+	t.cfg.reorder_pkts = 3;
+	for (uint32_t i = 0; i < 6; i++)
+		t.send(0, i);
+	t.ack(10, 0, {1, 2});
+	EXPECT_EQ(t.ev.n_lost, 0u);
+	t.ack(11, 0, {1, 2, 3});
+	EXPECT_EQ(t.ev.n_lost, 1u);
+}
+
+// [REL-7] an ACK of a PSN never sent is refused and changes nothing
+TEST(PathTx, InvalidAckIgnored)
+{
+	Tx t;
+
+	t.send(0, 1);
+	t.send(0, 2);
+	EXPECT_EQ(t.ack(10, 3), MRC_ACK_INVALID);
+	EXPECT_EQ(t.ack(10, 0, {2}), MRC_ACK_INVALID);
+	EXPECT_EQ(t.tx.inflight_pkts, 2u);
+}
+
+// [REL-9] a lost packet acknowledged later is a late ack, reported again
+TEST(PathTx, LateAckOfLostPacket)
+{
+	Tx t;
+
+	for (uint32_t i = 0; i < 4; i++)
+		t.send(0, 10 + i);
+	t.ack(10, 1, {3});		// 0 and 3 received: 1 and 2 lost
+	ASSERT_EQ(t.ev.n_lost, 2u);
+	t.ack(20, 1, {2, 3});		// 2 arrived after all
+	EXPECT_EQ(t.ev.n_late, 1u);
+	ASSERT_EQ(t.ev.n_acked, 1u);
+	EXPECT_EQ(t.ev.acked[0], 12u);
+	t.ack(30, 4);			// cum passing a lost PSN tells nothing
+	EXPECT_EQ(t.ev.n_acked, 0u);
+}
+
+// [REL-3] [REL-10] RFC 6298 estimator and backoff, [REL-11] reset on progress
+TEST(PathTx, RtoEstimatorAndBackoff)
+{
+	Tx t;
+
+	t.cfg.rto_min_ns = 1000;
+	t.send(0, 1);
+	EXPECT_EQ(t.tx.rto_deadline, t.cfg.rto_init_ns);
+	t.ack(100000, 1, {}, 100000);
+	EXPECT_EQ(t.tx.srtt_ns, 100000u);
+	EXPECT_EQ(t.tx.rttvar_ns, 50000u);
+	EXPECT_EQ(t.tx.rto_ns, 300000u);	// srtt + 4 rttvar
+	t.send(200000, 2);
+	uint64_t rto = t.tx.rto_ns;
+	EXPECT_EQ(mrc_path_tx_on_timer(&t.tx, &t.cfg, 200000 + rto, &t.ev),
+		  MRC_TIMER_RTO);
+	EXPECT_EQ(t.ev.n_lost, 1u);
+	EXPECT_EQ(t.tx.rto_ns, 2 * rto);
+	EXPECT_EQ(t.tx.retries, 1u);
+	t.send(900000, 3);
+	t.ack(950000, 3, {}, 50000);
+	EXPECT_EQ(t.tx.retries, 0u);
+	EXPECT_LT(t.tx.rto_ns, 2 * rto);
+}
+
+// [REL-10] the probe timeout fires before the RTO and does not back off
+TEST(PathTx, ProbeTimeout)
+{
+	Tx t;
+
+	t.send(0, 1);
+	t.ack(20000, 1, {}, 20000);
+	t.send(30000, 2);
+	uint64_t pto = t.tx.pto_deadline;
+	ASSERT_NE(pto, 0u);
+	EXPECT_LT(pto, t.tx.rto_deadline);
+	uint64_t rto = t.tx.rto_ns;
+	EXPECT_EQ(mrc_path_tx_on_timer(&t.tx, &t.cfg, pto, &t.ev), MRC_TIMER_PTO);
+	EXPECT_EQ(t.ev.n_lost, 1u);
+	EXPECT_EQ(t.tx.rto_ns, rto);
+	EXPECT_EQ(t.tx.retries, 0u);
+	EXPECT_NE(t.tx.rto_deadline, 0u);	// still watching for silence
+}
+
+// [REL-5] receiver window: in order, holes, duplicates, forced slide
+TEST(PathRx, WindowAndSlide)
+{
+	mrc_path_rx rx;
+	mrc_path_cfg cfg;
+	mrc_sack s;
+	uint32_t ce, tsecr, delay;
+
+	mrc_path_cfg_default(&cfg);
+	mrc_path_rx_init(&rx, 1000);
+	EXPECT_EQ(mrc_path_rx_check(&rx, 1000), MRC_RX_PSN_NEW);
+	mrc_path_rx_accept(&rx, 0, 1000, false, 0, false);
+	mrc_path_rx_accept(&rx, 0, 1002, false, 0, false);
+	EXPECT_EQ(mrc_path_rx_check(&rx, 1002), MRC_RX_PSN_DUP);
+	EXPECT_EQ(mrc_path_rx_check(&rx, 999), MRC_RX_PSN_DUP);
+	EXPECT_EQ(rx.cum, 1001u);
+	EXPECT_TRUE(mrc_path_rx_ack_due(&rx, &cfg, 0));	// [REL-13] hole
+	mrc_path_rx_build_ack(&rx, 0, &s, &ce, &tsecr, &delay);
+	EXPECT_EQ(s.cum, 1001u);
+	EXPECT_EQ(s.bits[0], 1ull);	// PSN 1002 = cum + 1 + 0
+	// the sender moved 300 past the hole: slide
+	mrc_path_rx_accept(&rx, 0, 1300, false, 0, false);
+	EXPECT_EQ(rx.cum, 1300u - 256);
+	EXPECT_EQ(rx.slides, 1u);
+	EXPECT_EQ(mrc_path_rx_check(&rx, 1001), MRC_RX_PSN_DUP);
+	EXPECT_EQ(mrc_path_rx_check(&rx, 1000 + MRC_PATH_MAX_JUMP * 2), MRC_RX_PSN_OOW);
+}
+
+// [REL-13] coalescing: every ack_every packets or after ack_delay
+TEST(PathRx, AckCoalescing)
+{
+	mrc_path_rx rx;
+	mrc_path_cfg cfg;
+
+	mrc_path_cfg_default(&cfg);
+	mrc_path_rx_init(&rx, 0);
+	mrc_path_rx_accept(&rx, 100, 0, false, 0, false);
+	EXPECT_FALSE(mrc_path_rx_ack_due(&rx, &cfg, 100));
+	EXPECT_TRUE(mrc_path_rx_ack_due(&rx, &cfg, 100 + cfg.ack_delay_ns));
+	for (uint32_t p = 1; p < cfg.ack_every; p++)
+		mrc_path_rx_accept(&rx, 100, p, false, 0, false);
+	EXPECT_TRUE(mrc_path_rx_ack_due(&rx, &cfg, 100));
+}
+
+// [CC-4] DCTCP decrease at the end of a marked round; [CC-7] loss alone no
+TEST(CC, EcnCutsLossDoesNot)
+{
+	mrc_cc_cfg cfg;
+	mrc_cc_path p;
+	mrc_cc_conn c;
+
+	mrc_cc_cfg_default(&cfg, 4096);
+	mrc_cc_path_init(&p, &cfg, 0);
+	mrc_cc_conn_init(&c, &cfg, 0);
+	uint32_t w0 = p.cwnd;
+	// a round with 10% random loss and no marks: no decrease
+	mrc_cc_on_loss(&p, 4096);
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 50000, 9 * 4096, 0, 20000, 20000, 0);
+	EXPECT_GE(p.cwnd, w0);
+	EXPECT_EQ(p.decreases_loss, 0u);
+	// a marked round: cwnd (1 - alpha/2) with alpha near 1
+	uint32_t w1 = p.cwnd;
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 100000, 4096, 4096, 20000, 20000, 0);
+	EXPECT_EQ(p.decreases_ecn, 1u);
+	EXPECT_LT(p.cwnd, w1 * 6 / 10);
+	EXPECT_TRUE(p.congested);
+}
+
+// [CC-6] RTT inflation counts as marks
+TEST(CC, DelayReadAsMarks)
+{
+	mrc_cc_cfg cfg;
+	mrc_cc_path p;
+	mrc_cc_conn c;
+
+	mrc_cc_cfg_default(&cfg, 4096);
+	mrc_cc_path_init(&p, &cfg, 0);
+	mrc_cc_conn_init(&c, &cfg, 0);
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 1000, 4096, 0, 20000, 20000, 0);
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 100000, 4096, 0, 20000 + 500000, 20000, 0);
+	EXPECT_EQ(p.decreases_ecn, 1u);
+}
+
+// [CC-10] [CC-11] the receiver's share divides capacity by active senders
+TEST(CC, RateHintShare)
+{
+	mrc_cc_share s;
+	uint32_t seen[4] = {};
+
+	mrc_cc_share_init(&s, 1250000000ull, 100000, 0);	// 10 Gbit/s
+	mrc_cc_share_note(&s, &seen[0], 10);
+	EXPECT_EQ(mrc_cc_share_hint(&s, 10), 10000u);
+	for (int i = 1; i < 4; i++)
+		mrc_cc_share_note(&s, &seen[i], 20);
+	EXPECT_EQ(mrc_cc_share_hint(&s, 20), 2500u);
+	// next epoch: the previous count still applies
+	mrc_cc_share_note(&s, &seen[0], 150000);
+	EXPECT_EQ(mrc_cc_share_hint(&s, 150000), 2500u);
+	// a whole idle epoch forgets
+	EXPECT_EQ(mrc_cc_share_hint(&s, 1000000), 10000u);
+}
+
+// [CC-12] the hint caps the connection window at 2 BDP + 2 S
+TEST(CC, HintCapsConnectionWindow)
+{
+	mrc_cc_cfg cfg;
+	mrc_cc_conn c;
+
+	mrc_cc_cfg_default(&cfg, 4096);
+	mrc_cc_conn_init(&c, &cfg, 0);
+	c.min_rtt_ns = 100000;
+	mrc_cc_on_hint(&c, 1000);	// 1 Gbit/s = 125 MB/s: BDP 12.5 KB
+	uint32_t w = mrc_cc_conn_window(&c, &cfg);
+	EXPECT_NEAR(w, 2 * 12500 + 2 * 4096, 200);
+}
+
+// [PATH-5] [PATH-7] timeouts fail a path; after the hold it gets a new port
+TEST(Sched, FailAndReentropy)
+{
+	std::unique_ptr<mrc_conn> c(new mrc_conn);
+	mrc_conn_cfg cfg;
+
+	mrc_conn_cfg_default(&cfg, 2, 1024);
+	ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+	EXPECT_NE(c->path[0].sport, c->path[1].sport);	// [PATH-3]
+	mrc_path *p = &c->path[0];
+	p->tx.retries = cfg.sched.fail_rtos;
+	mrc_sched_on_rto(p, &cfg.sched, 5);
+	EXPECT_EQ(p->state, MRC_PATH_FAILED);
+	// [PATH-6] a failed path is skipped
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), 1);
+	uint16_t old = p->sport;
+	EXPECT_EQ(mrc_sched_maintain(&c->sched, &cfg.sched, c->path, 2, &cfg.path,
+				     &cfg.cc, 5 + cfg.sched.fail_hold_ns), 1u);
+	EXPECT_EQ(p->state, MRC_PATH_PROBING);
+	EXPECT_NE(p->sport, old);
+	// [PATH-4] a probing path with nothing in flight goes first, once
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), 0);
+}
+
+// [PATH-6] equal paths share packets evenly
+TEST(Sched, SprayEvenly)
+{
+	std::unique_ptr<mrc_conn> c(new mrc_conn);
+	mrc_conn_cfg cfg;
+	uint32_t count[4] = {};
+
+	mrc_conn_cfg_default(&cfg, 4, 1024);
+	ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+	for (int i = 0; i < 400; i++)
+		count[mrc_sched_pick(&c->sched, c->path, 4, 1024)]++;
+	for (uint32_t n : count)
+		EXPECT_EQ(n, 100u);
+}
+
+namespace {
+
+struct Pair {
+	std::unique_ptr<mrc_conn> a{new mrc_conn}, b{new mrc_conn};
+	mrc_conn_cfg cfg;
+
+	Pair(uint32_t npaths = 2, uint32_t mss = 1024)
+	{
+		mrc_conn_cfg_default(&cfg, npaths, mss);
+		cfg.nstreams = 2;
+		mrc_conn_init(a.get(), &cfg, 0);
+		mrc_conn_init(b.get(), &cfg, 0);
+	}
+	static mrc_rx_seg rx_of(const mrc_tx_seg &t)
+	{
+		mrc_rx_seg s = {};
+
+		s.psn = t.psn;
+		s.msn = t.msn;
+		s.ssn = t.ssn;
+		s.tsval = t.tsval;
+		s.offset = t.offset;
+		s.len = t.len;
+		s.total_len = t.total_len;
+		s.stream = t.stream;
+		s.flags = t.flags;
+		s.path_id = t.path_id;
+		return s;
+	}
+};
+
+} // namespace
+
+// [REL-15] exact segmentation; a resend is placed once; [REL-19] order
+TEST(Conn, SegmentsResendExactlyOnceAndOrder)
+{
+	Pair p;
+	mrc_tx_seg t[8];
+	mrc_completion done;
+	uint32_t msn;
+
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 2500, 7, &msn));
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 0, 8, nullptr));
+	int n = 0;
+	while (n < 8 && mrc_conn_tx_next(p.a.get(), 1000, &t[n]))
+		n++;
+	ASSERT_EQ(n, 4);	// 1024 + 1024 + 452, then the empty message
+	EXPECT_EQ(t[0].flags & (MRC_F_FIRST | MRC_F_LAST), MRC_F_FIRST);
+	EXPECT_EQ(t[2].len, 452u);
+	EXPECT_TRUE(t[2].flags & MRC_F_LAST);
+	EXPECT_EQ(t[3].len, 0u);
+	// the empty message completes first but is reported after msn 0
+	mrc_rx_seg s3 = Pair::rx_of(t[3]);
+	EXPECT_EQ(mrc_conn_rx_data(p.b.get(), 1100, &s3, nullptr), MRC_RX_NEW);
+	EXPECT_FALSE(mrc_conn_rx_poll(p.b.get(), &done));
+	for (int i : {2, 0, 1}) {
+		mrc_rx_seg s = Pair::rx_of(t[i]);
+		EXPECT_EQ(mrc_conn_rx_data(p.b.get(), 1100, &s, nullptr), MRC_RX_NEW);
+	}
+	// the same segment again under a new PSN: a duplicate ([REL-9])
+	mrc_rx_seg again = Pair::rx_of(t[1]);
+	again.psn += 100;
+	EXPECT_EQ(mrc_conn_rx_data(p.b.get(), 1200, &again, nullptr), MRC_RX_DUP);
+	ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
+	EXPECT_EQ(done.msn, msn);
+	EXPECT_EQ(done.len, 2500u);
+	ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
+	EXPECT_EQ(done.len, 0u);
+}
+
+// [REL-17] inconsistent identity or bad segmentation is a violation
+TEST(Conn, ProtocolViolations)
+{
+	Pair p;
+	mrc_rx_seg s = {};
+
+	s.total_len = 4096;
+	s.offset = 100;		// not a multiple of mss
+	s.len = 1024;
+	EXPECT_EQ(mrc_conn_rx_data(p.b.get(), 0, &s, nullptr), MRC_RX_INVALID);
+	EXPECT_EQ(p.b->error, MRC_CONN_E_PROTO);
+
+	Pair q;
+	s = {};
+	s.total_len = 4096;
+	s.len = 1024;
+	EXPECT_EQ(mrc_conn_rx_data(q.b.get(), 0, &s, nullptr), MRC_RX_NEW);
+	s.psn = 1;
+	s.offset = 1024;
+	s.total_len = 8192;	// disagrees with the first segment
+	EXPECT_EQ(mrc_conn_rx_data(q.b.get(), 0, &s, nullptr), MRC_RX_INVALID);
+
+	Pair r;
+	s = {};
+	s.msn = MRC_CONN_MSGS;	// [REL-18] beyond the message window
+	EXPECT_EQ(mrc_conn_rx_data(r.b.get(), 0, &s, nullptr), MRC_RX_INVALID);
+}
+
+// [REL-12] timeouts exhaust the retries; completions flush with the error
+TEST(Conn, RetryExceeded)
+{
+	Pair p(1);
+	mrc_tx_seg t;
+	mrc_completion done;
+	uint64_t now = 0;
+
+	p.a->cfg.retry_limit = 2;
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 1, 100, 42, nullptr));
+	for (int i = 0; i < 20 && !p.a->error; i++) {
+		while (mrc_conn_tx_next(p.a.get(), now, &t))
+			;
+		now = mrc_conn_deadline(p.a.get());
+		ASSERT_NE(now, ~0ull);
+		mrc_conn_on_timer(p.a.get(), now);
+	}
+	EXPECT_EQ(p.a->error, MRC_CONN_E_RETRY);
+	ASSERT_TRUE(mrc_conn_tx_poll(p.a.get(), &done));
+	EXPECT_EQ(done.cookie, 42u);
+	EXPECT_EQ(done.status, MRC_CONN_E_RETRY);
+	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), now, &t));
+}
+
+// [REL-18] the sender waits for the peer's msn_ack before message 64
+TEST(Conn, PeerMessageWindow)
+{
+	Pair p(1, 1024);
+	mrc_tx_seg t;
+	mrc_completion done;
+	uint64_t now = 0;
+	uint32_t sent = 0;
+
+	for (int i = 0; i < MRC_CONN_MSGS; i++)
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 0, i, nullptr));
+	EXPECT_FALSE(mrc_conn_tx_post(p.a.get(), 0, 0, 99, nullptr));
+	while (mrc_conn_tx_next(p.a.get(), now, &t))
+		sent++;
+	EXPECT_EQ(sent, (uint32_t)MRC_CONN_MSGS);
+	// complete them all at the sender without the peer's msn_ack moving
+	mrc_ack_info ack = {};
+	ack.sack.cum = p.a->path[0].tx.snd_nxt;
+	ack.msn_ack = 0;
+	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 10, &ack));
+	while (mrc_conn_tx_poll(p.a.get(), &done))
+		;
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 0, 100, nullptr));
+	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), 20, &t));
+	ack.msn_ack = 1;
+	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 30, &ack));
+	EXPECT_TRUE(mrc_conn_tx_next(p.a.get(), 40, &t));
+}
