@@ -60,10 +60,7 @@ static int mrc_cq_init_user(struct mrc_cq *cq, u32 cqe,
 	cq->user = true;
 	cq->ibcq.cqe = cq->q.num;
 
-	resp.mmap_offset = mrc_queue_mmap_offset(&cq->q);
-	resp.mmap_size = cq->q.size;
-	resp.num = cq->q.num;
-	resp.slot_size = cq->q.elem_size;
+	mrc_queue_info(&cq->q, &resp.cq);
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
 		mrc_cq_fini(cq);

@@ -3,6 +3,9 @@
  * post_send and post_recv for kernel consumers: check each work request,
  * copy it into its queue slot and, in ERR, flush it right away (the
  * consumer then sees IB_WC_WR_FLUSH_ERR, which is how ib_drain_qp works).
+ *
+ * A process posts into its mapped rings instead; for its QPs these calls
+ * arrive without work requests and are the doorbell (uAPI header).
  */
 
 #include "verbs.h"
@@ -36,6 +39,19 @@ int mrc_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	bool flush, posted = false;
 	int err = 0;
+
+	if (qp->is_user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		/* the doorbell: flush in ERR (pulls first), else kick */
+		if (mrc_qp_state(qp) == IB_QPS_ERR)
+			mrc_qp_flush_posted(qp, true);
+		else if (qp->hooks && qp->hooks->send_posted)
+			qp->hooks->send_posted(qp);
+		return 0;
+	}
 
 	if ((ibqp->qp_type == IB_QPT_UD || ibqp->qp_type == IB_QPT_GSI) &&
 	    !(qp->hooks && qp->hooks->ud_sends)) {
@@ -81,9 +97,15 @@ int mrc_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	bool flush, posted = false;
 	int err;
 
-	if (qp->srq) {
+	if (qp->srq || (qp->is_user && wr)) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (qp->is_user) {
+		/* the doorbell, rung in ERR: flush what was posted since */
+		if (mrc_qp_state(qp) == IB_QPS_ERR)
+			mrc_qp_flush_posted(qp, false);
+		return 0;
 	}
 
 	spin_lock_irqsave(&qp->rq.lock, flags);

@@ -19,6 +19,7 @@
  */
 
 #include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "verbs.h"
 
@@ -60,6 +61,68 @@ void mrc_qp_event(struct mrc_qp *qp, enum ib_event_type event)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
+/* --- user rings, under the work queue's lock ---------------------------- */
+
+/* Retire the oldest WQE; a user ring learns that its slot is free again. */
+static void mrc_wq_retire(struct mrc_wq *wq)
+{
+	mrc_queue_consume(&wq->q);
+	if (wq->uq.hdr)
+		mrc_queue_publish(&wq->uq.hdr->consumer, wq->q.cons);
+}
+
+/* Copy in what the process posted to its send ring since the last pull. */
+static void mrc_sq_pull_locked(struct mrc_qp *qp)
+{
+	struct mrc_wq *wq = &qp->sq;
+	u32 uprod;
+
+	if (!wq->uq.hdr)
+		return;
+	uprod = mrc_queue_user_producer(&wq->uq, wq->q.prod,
+					wq->q.num - mrc_queue_count(&wq->q));
+	for (; wq->q.prod != uprod; mrc_queue_produce(&wq->q))
+		mrc_send_wqe_from_user(qp->ibqp.qp_type,
+				       mrc_queue_at(&wq->q, wq->q.prod),
+				       mrc_queue_at(&wq->uq, wq->q.prod),
+				       wq->max_sge, qp->max_inline);
+}
+
+static void mrc_rq_pull_locked(struct mrc_qp *qp)
+{
+	struct mrc_wq *wq = &qp->rq;
+	u32 uprod;
+
+	if (!wq->uq.hdr)
+		return;
+	uprod = mrc_queue_user_producer(&wq->uq, wq->q.prod,
+					wq->q.num - mrc_queue_count(&wq->q));
+	for (; wq->q.prod != uprod; mrc_queue_produce(&wq->q))
+		mrc_recv_wqe_from_user(mrc_queue_at(&wq->q, wq->q.prod),
+				       mrc_queue_at(&wq->uq, wq->q.prod),
+				       wq->max_sge);
+}
+
+/*
+ * RESET drops every WQE without a completion. Indices are not rewound:
+ * a user ring's producer index belongs to the process, so the kernel
+ * catches up with it instead.
+ */
+static void mrc_wq_reset_locked(struct mrc_wq *wq)
+{
+	u32 to = wq->q.prod;
+
+	if (wq->uq.hdr)
+		to = mrc_queue_user_producer(&wq->uq, wq->q.cons, wq->q.num);
+	wq->q.prod = to;
+	wq->q.cons = to;
+	wq->cursor = to;
+	mrc_queue_publish(&wq->q.hdr->producer, to);
+	mrc_queue_publish(&wq->q.hdr->consumer, to);
+	if (wq->uq.hdr)
+		mrc_queue_publish(&wq->uq.hdr->consumer, to);
+}
+
 /* --- flushing, under the work queue's lock ------------------------------ */
 
 static void mrc_sq_flush_locked(struct mrc_qp *qp, struct mrc_kicks *k)
@@ -69,6 +132,7 @@ static void mrc_sq_flush_locked(struct mrc_qp *qp, struct mrc_kicks *k)
 	/* only once the transport gave back every WQE it took */
 	if (qp->sq.cursor != qp->sq.q.cons)
 		return;
+	mrc_sq_pull_locked(qp);
 	while ((wqe = mrc_queue_consumer_slot(&qp->sq.q))) {
 		struct ib_wc wc = {
 			.wr_id = wqe->wr_id,
@@ -79,7 +143,7 @@ static void mrc_sq_flush_locked(struct mrc_qp *qp, struct mrc_kicks *k)
 
 		/* flushes are reported whether signaled or not */
 		k->scq |= mrc_cq_push(qp->scq, &wc, false);
-		mrc_queue_consume(&qp->sq.q);
+		mrc_wq_retire(&qp->sq);
 	}
 	qp->sq.cursor = qp->sq.q.cons;
 }
@@ -90,6 +154,7 @@ static void mrc_rq_flush_locked(struct mrc_qp *qp, struct mrc_kicks *k)
 
 	if (qp->rq.cursor != qp->rq.q.cons)
 		return;
+	mrc_rq_pull_locked(qp);
 	/* with an SRQ this ring only holds WQEs already taken: none here */
 	while ((wqe = mrc_queue_consumer_slot(&qp->rq.q))) {
 		struct ib_wc wc = {
@@ -100,7 +165,7 @@ static void mrc_rq_flush_locked(struct mrc_qp *qp, struct mrc_kicks *k)
 		};
 
 		k->rcq |= mrc_cq_push(qp->rcq, &wc, false);
-		mrc_queue_consume(&qp->rq.q);
+		mrc_wq_retire(&qp->rq);
 	}
 	qp->rq.cursor = qp->rq.q.cons;
 }
@@ -115,6 +180,10 @@ static void mrc_qp_set_state_locked(struct mrc_qp *qp, enum ib_qp_state state,
 	enum ib_qp_state old = qp->state;
 
 	WRITE_ONCE(qp->state, state);
+	/* in ERR, receives posted later are flushed only if the process rings */
+	if (qp->rq.uq.hdr)
+		mrc_queue_set_flags(&qp->rq.uq, state == IB_QPS_ERR ?
+				    METAROCE_QUEUE_NEED_WAKEUP : 0);
 	if (state == IB_QPS_ERR) {
 		mrc_sq_flush_locked(qp, k);
 		mrc_rq_flush_locked(qp, k);
@@ -136,11 +205,8 @@ void mrc_qp_set_state(struct mrc_qp *qp, enum ib_qp_state state)
 	spin_lock(&qp->rq.lock);
 	mrc_qp_set_state_locked(qp, state, &k);
 	if (state == IB_QPS_RESET) {
-		/* no completions on reset: the WQEs are simply gone */
-		mrc_queue_reset(&qp->sq.q);
-		qp->sq.cursor = 0;
-		mrc_queue_reset(&qp->rq.q);
-		qp->rq.cursor = 0;
+		mrc_wq_reset_locked(&qp->sq);
+		mrc_wq_reset_locked(&qp->rq);
 	}
 	spin_unlock(&qp->rq.lock);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
@@ -186,8 +252,12 @@ struct mrc_send_wqe *mrc_qp_next_send_wqe(struct mrc_qp *qp)
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	/* SQD: finish what was started, start nothing new */
-	if (qp->state == IB_QPS_RTS && qp->sq.cursor != qp->sq.q.prod)
-		wqe = mrc_queue_at(&qp->sq.q, qp->sq.cursor++);
+	if (qp->state == IB_QPS_RTS) {
+		if (qp->sq.cursor == qp->sq.q.prod)
+			mrc_sq_pull_locked(qp);
+		if (qp->sq.cursor != qp->sq.q.prod)
+			wqe = mrc_queue_at(&qp->sq.q, qp->sq.cursor++);
+	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	return wqe;
 }
@@ -216,7 +286,7 @@ int mrc_qp_complete_send(struct mrc_qp *qp, enum ib_wc_status status)
 
 		k.scq = mrc_cq_push(qp->scq, &wc, false);
 	}
-	mrc_queue_consume(&qp->sq.q);
+	mrc_wq_retire(&qp->sq);
 
 	if (qp->state == IB_QPS_ERR) {
 		mrc_sq_flush_locked(qp, &k);
@@ -264,14 +334,31 @@ struct mrc_recv_wqe *mrc_qp_take_recv(struct mrc_qp *qp)
 			mrc_queue_produce(&qp->rq.q);
 			qp->rq.cursor++;
 		}
-	} else if (qp->rq.cursor != qp->rq.q.prod) {
-		wqe = mrc_queue_at(&qp->rq.q, qp->rq.cursor++);
+	} else {
+		if (qp->rq.cursor == qp->rq.q.prod)
+			mrc_rq_pull_locked(qp);
+		if (qp->rq.cursor != qp->rq.q.prod)
+			wqe = mrc_queue_at(&qp->rq.q, qp->rq.cursor++);
 	}
 out:
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (limit)
 		mrc_srq_limit_event(qp->srq);
 	return wqe;
+}
+
+u32 mrc_qp_recv_available(struct mrc_qp *qp)
+{
+	unsigned long flags;
+	u32 n;
+
+	if (qp->srq)
+		return 0;
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	mrc_rq_pull_locked(qp);
+	n = qp->rq.q.prod - qp->rq.cursor;
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	return n;
 }
 
 int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
@@ -293,7 +380,7 @@ int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 	out.wr_id = wqe->wr_id;
 	out.qp = &qp->ibqp;
 	k.rcq = mrc_cq_push(qp->rcq, &out, solicited);
-	mrc_queue_consume(&qp->rq.q);
+	mrc_wq_retire(&qp->rq);
 
 	fail = (wc->status != IB_WC_SUCCESS || (k.rcq & MRC_CQ_DROPPED)) &&
 	       qp->state != IB_QPS_ERR;
@@ -480,6 +567,49 @@ void mrc_qp_fini(struct mrc_qp *qp)
 {
 	mrc_queue_free(&qp->sq.q);
 	mrc_queue_free(&qp->rq.q);
+	if (qp->sq.uq.hdr)
+		mrc_queue_free(&qp->sq.uq);
+	if (qp->rq.uq.hdr)
+		mrc_queue_free(&qp->rq.uq);
+}
+
+/*
+ * A process's QP: rings it fills, mapped through the ucontext, next to
+ * the kernel's own copies (same number of slots, so an index names the
+ * same WQE in both).
+ */
+static int mrc_qp_init_user(struct mrc_qp *qp, struct ib_qp_init_attr *init,
+			    struct ib_udata *udata)
+{
+	struct ib_ucontext *uctx = rdma_udata_to_uverbs_attr_bundle(udata)->context;
+	struct metaroce_create_qp_resp resp = { };
+	u32 room = max(qp->sq.max_sge * (u32)sizeof(struct mrc_sge),
+		       qp->max_inline);
+	int err;
+
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC)
+		return -EOPNOTSUPP;	/* UD from userspace: later */
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+
+	err = mrc_queue_init_user(&qp->sq.uq, uctx, qp->sq.q.num,
+				  mrc_user_send_slot_size(0, room));
+	if (err)
+		return err;
+	/* no sender polls the ring yet: every post rings the doorbell */
+	mrc_queue_set_flags(&qp->sq.uq, METAROCE_QUEUE_NEED_WAKEUP);
+	mrc_queue_info(&qp->sq.uq, &resp.sq);
+
+	if (!qp->srq) {
+		err = mrc_queue_init_user(&qp->rq.uq, uctx, qp->rq.q.num,
+					  mrc_user_recv_slot_size(qp->rq.max_sge));
+		if (err)
+			return err;
+		mrc_queue_info(&qp->rq.uq, &resp.rq);
+	}
+	resp.max_inline = qp->max_inline;
+	qp->is_user = true;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
 }
 
 int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -489,15 +619,17 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct mrc_verbs_tables *t = mrc_dev_tables(ibqp->device);
 	int err;
 
-	/* userspace QPs need the mmap'ed rings and doorbell (a later step) */
-	if (udata)
-		return -EOPNOTSUPP;
 	err = mrc_qp_init_check(init, &ibqp->device->attrs);
 	if (err)
 		return err;
 	err = mrc_qp_init(qp, init);
 	if (err)
 		return err;
+	if (udata) {
+		err = mrc_qp_init_user(qp, init, udata);
+		if (err)
+			goto err_queues;
+	}
 	qp->hooks = t->qp_hooks;
 	err = mrc_qp_number(qp, t);
 	if (err)

@@ -46,9 +46,32 @@ int mrc_queue_move(struct mrc_queue *dst, struct mrc_queue *src);
 int mrc_queue_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void mrc_mmap_free(struct rdma_user_mmap_entry *entry);
 
-static inline u64 mrc_queue_mmap_offset(const struct mrc_queue *q)
+/* What userspace needs to map a user ring. */
+static inline void mrc_queue_info(const struct mrc_queue *q,
+				  struct metaroce_queue_info *info)
 {
-	return rdma_user_mmap_get_offset(&q->mmap->rdma);
+	info->mmap_offset = rdma_user_mmap_get_offset(&q->mmap->rdma);
+	info->mmap_size = q->size;
+	info->num = q->num;
+	info->slot_size = q->elem_size;
+}
+
+/*
+ * The producer index userspace published (a user SQ, RQ or SRQ), or
+ * @fallback when it would overrun the @room free slots.
+ */
+static inline u32 mrc_queue_user_producer(const struct mrc_queue *uq,
+					  u32 prod, u32 room)
+{
+	/* pairs with userspace's store-release after filling its slots */
+	u32 uprod = smp_load_acquire(&uq->hdr->producer);
+
+	return uprod - prod > room ? prod : uprod;
+}
+
+static inline void mrc_queue_set_flags(struct mrc_queue *q, u32 flags)
+{
+	WRITE_ONCE(q->hdr->flags, flags);
 }
 
 /*
@@ -122,15 +145,6 @@ static inline bool mrc_queue_sync_user_consumer(struct mrc_queue *q)
 		return false;
 	q->cons = cons;
 	return true;
-}
-
-/* Drop every element (QP to RESET): no completions, just empty rings. */
-static inline void mrc_queue_reset(struct mrc_queue *q)
-{
-	q->prod = 0;
-	q->cons = 0;
-	mrc_queue_publish(&q->hdr->producer, 0);
-	mrc_queue_publish(&q->hdr->consumer, 0);
 }
 
 #endif /* _MRC_QUEUE_H */

@@ -6,7 +6,43 @@
  * is raised once and the limit disarms, as IBA 10.2.9.5 describes.
  */
 
+#include <rdma/uverbs_ioctl.h>
+
 #include "verbs.h"
+
+/* A user SRQ: copy in what the process posted since the last pull. */
+static void mrc_srq_pull_locked(struct mrc_srq *srq)
+{
+	u32 uprod;
+
+	if (!srq->uq.hdr)
+		return;
+	uprod = mrc_queue_user_producer(&srq->uq, srq->q.prod,
+					srq->q.num - mrc_queue_count(&srq->q));
+	for (; srq->q.prod != uprod; mrc_queue_produce(&srq->q))
+		mrc_recv_wqe_from_user(mrc_queue_at(&srq->q, srq->q.prod),
+				       mrc_queue_at(&srq->uq, srq->q.prod),
+				       srq->max_sge);
+}
+
+static int mrc_srq_init_user(struct mrc_srq *srq, struct ib_udata *udata)
+{
+	struct ib_ucontext *uctx = rdma_udata_to_uverbs_attr_bundle(udata)->context;
+	struct metaroce_create_srq_resp resp = { };
+	int err;
+
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	err = mrc_queue_init_user(&srq->uq, uctx, srq->q.num,
+				  mrc_user_recv_slot_size(srq->max_sge));
+	if (err)
+		return err;
+	mrc_queue_info(&srq->uq, &resp.srq);
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		mrc_queue_free(&srq->uq);
+	return err;
+}
 
 int mrc_srq_attr_check(const struct ib_srq_attr *attr, int mask,
 		       u32 cur_max_wr, u32 count, u32 dev_max_wr)
@@ -34,9 +70,6 @@ int mrc_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct ib_srq_attr *attr = &init->attr;
 	int err;
 
-	/* userspace SRQs need the mmap'ed ring (a later step) */
-	if (udata)
-		return -EOPNOTSUPP;
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	if (!attr->max_wr || attr->max_wr > MRC_MAX_SRQ_WR ||
@@ -51,6 +84,13 @@ int mrc_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return err;
 	srq->max_wr = srq->q.num;
 	srq->limit = 0;		/* srq_limit is ignored at creation */
+	if (udata) {
+		err = mrc_srq_init_user(srq, udata);
+		if (err) {
+			mrc_queue_free(&srq->q);
+			return err;
+		}
+	}
 
 	attr->max_wr = srq->max_wr;
 	attr->max_sge = srq->max_sge;
@@ -66,6 +106,9 @@ int mrc_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	int err;
 
 	if (mask & IB_SRQ_MAX_WR) {
+		/* a mapped ring cannot move under the process */
+		if (srq->uq.hdr)
+			return -EOPNOTSUPP;
 		if (!attr->max_wr || attr->max_wr > MRC_MAX_SRQ_WR)
 			return -EINVAL;
 		err = mrc_queue_init(&fresh, attr->max_wr, srq->q.elem_size);
@@ -74,6 +117,7 @@ int mrc_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	}
 
 	spin_lock_irqsave(&srq->lock, flags);
+	mrc_srq_pull_locked(srq);
 	err = mrc_srq_attr_check(attr, mask, srq->max_wr,
 				 mrc_queue_count(&srq->q), MRC_MAX_SRQ_WR);
 	if (!err && (mask & IB_SRQ_MAX_WR)) {
@@ -108,8 +152,12 @@ int mrc_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 int mrc_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
+	struct mrc_srq *srq = to_mrc_srq(ibsrq);
+
 	/* ib_core refuses while QPs still use the SRQ */
-	mrc_queue_free(&to_mrc_srq(ibsrq)->q);
+	mrc_queue_free(&srq->q);
+	if (srq->uq.hdr)
+		mrc_queue_free(&srq->uq);
 	return 0;
 }
 
@@ -119,6 +167,15 @@ int mrc_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	struct mrc_srq *srq = to_mrc_srq(ibsrq);
 	unsigned long flags;
 	int err = 0;
+
+	/* a process posts into its ring; this call is only the doorbell */
+	if (srq->uq.hdr) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		return 0;
+	}
 
 	spin_lock_irqsave(&srq->lock, flags);
 	for (; wr; wr = wr->next) {
@@ -152,12 +209,15 @@ int mrc_srq_take(struct mrc_srq *srq, struct mrc_recv_wqe *out,
 
 	*limit_reached = false;
 	spin_lock_irqsave(&srq->lock, flags);
+	mrc_srq_pull_locked(srq);
 	wqe = mrc_queue_consumer_slot(&srq->q);
 	if (!wqe) {
 		err = -ENOENT;
 	} else {
 		memcpy(out, wqe, mrc_recv_wqe_size(wqe->num_sge));
 		mrc_queue_consume(&srq->q);
+		if (srq->uq.hdr)
+			mrc_queue_publish(&srq->uq.hdr->consumer, srq->q.cons);
 		if (srq->limit && mrc_queue_count(&srq->q) < srq->limit) {
 			srq->limit = 0;
 			*limit_reached = true;

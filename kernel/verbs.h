@@ -40,6 +40,8 @@ struct mrc_sge;
 #define MRC_MAX_QPN		0xffffff	/* 24-bit on the wire */
 #define MRC_MAX_MR_INDEX	0xffffff	/* key = index << 8 | variant */
 #define MRC_SRQ_INFLIGHT	256		/* WQEs a QP may hold from an SRQ */
+/* Opcode of a malformed user send WQE: complete it with LOC_QP_OP_ERR. */
+#define MRC_WR_INVALID		0xff
 
 /*
  * Per-device tables, embedded in the device struct. Lookups run in any
@@ -291,6 +293,14 @@ int mrc_recv_wr_check(const struct ib_recv_wr *wr, u32 max_sge,
 		      u64 *total_len);
 void mrc_send_wqe_fill(struct mrc_send_wqe *wqe, const struct ib_send_wr *wr,
 		       u64 total);
+/* Pure: copy one user ring slot, then check the copy (KUnit targets). */
+int mrc_send_wqe_from_user(enum ib_qp_type type, struct mrc_send_wqe *wqe,
+			   const struct metaroce_send_wqe *uwqe, u32 max_sge,
+			   u32 max_inline);
+int mrc_recv_wqe_from_user(struct mrc_recv_wqe *wqe,
+			   const struct metaroce_recv_wqe *uwqe, u32 max_sge);
+size_t mrc_user_send_slot_size(u32 max_sge, u32 max_inline);
+size_t mrc_user_recv_slot_size(u32 max_sge);
 void mrc_recv_wqe_fill(struct mrc_recv_wqe *wqe, const struct ib_recv_wr *wr,
 		       u64 total);
 size_t mrc_send_wqe_size(u32 max_sge, u32 max_inline);
@@ -343,6 +353,7 @@ struct mrc_srq {
 	struct ib_srq ibsrq;
 	spinlock_t lock;	/* ring and limit */
 	struct mrc_queue q;	/* struct mrc_recv_wqe slots */
+	struct mrc_queue uq;	/* user SRQ: the ring the process fills */
 	u32 max_wr;		/* what the consumer asked for */
 	u32 max_sge;
 	u32 limit;		/* armed srq_limit, 0 = not armed */
@@ -382,6 +393,12 @@ int mrc_srq_attr_check(const struct ib_srq_attr *attr, int mask,
 struct mrc_wq {
 	spinlock_t lock;	/* ring, cursor and, for sq+rq, qp->state */
 	struct mrc_queue q;
+	/*
+	 * User QP: the ring the process fills. WQEs are copied from it into
+	 * q at the same index (mrc_*_wqe_from_user()) before anything uses
+	 * them, and q's consumer index is published back to it.
+	 */
+	struct mrc_queue uq;
 	u32 cursor;
 	u32 max_wr;		/* capacity reported to the consumer */
 	u32 max_sge;
@@ -501,11 +518,14 @@ void mrc_qp_flush_posted(struct mrc_qp *qp, bool send);
  * mrc_qp_get: the QP numbered @qpn with a reference, or NULL.
  * mrc_qp_next_send_wqe: the next posted send WQE, now owned by the
  *	transport, or NULL (none, or the QP is not in RTS). Valid until
- *	completed.
+ *	completed. Opcode MRC_WR_INVALID (a malformed user WQE): send
+ *	nothing, complete it with IB_WC_LOC_QP_OP_ERR.
  * mrc_qp_complete_send: retire the oldest WQE the transport owns; a CQE
  *	when signaled or on error; an error status also moves the QP to ERR.
  * mrc_qp_take_recv: the next receive WQE (from the RQ or the SRQ), owned
  *	by the transport until completed, or NULL (none: RNR).
+ * mrc_qp_recv_available: receive WQEs posted and not taken yet, user ring
+ *	included (0 with an SRQ: ask the SRQ by taking).
  * mrc_qp_complete_recv: retire the oldest receive WQE the transport owns
  *	with @wc (status, opcode, byte_len, ex, wc_flags, src_qp...; wr_id and
  *	qp are filled in here); @solicited for the CQ's arming rules.
@@ -519,6 +539,7 @@ void mrc_qp_put(struct mrc_qp *qp);
 struct mrc_send_wqe *mrc_qp_next_send_wqe(struct mrc_qp *qp);
 int mrc_qp_complete_send(struct mrc_qp *qp, enum ib_wc_status status);
 struct mrc_recv_wqe *mrc_qp_take_recv(struct mrc_qp *qp);
+u32 mrc_qp_recv_available(struct mrc_qp *qp);
 int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 			 bool solicited);
 int mrc_qp_error(struct mrc_qp *qp, enum ib_event_type event);

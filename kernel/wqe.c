@@ -227,3 +227,131 @@ enum ib_wc_opcode mrc_wr_to_wc_opcode(enum ib_wr_opcode opcode)
 		return IB_WC_SEND;
 	}
 }
+
+size_t mrc_user_send_slot_size(u32 max_sge, u32 max_inline)
+{
+	size_t data = max_t(size_t, (size_t)max_sge * sizeof(struct mrc_sge),
+			    max_inline);
+
+	return ALIGN(sizeof(struct metaroce_send_wqe) + data, 8);
+}
+
+size_t mrc_user_recv_slot_size(u32 max_sge)
+{
+	return sizeof(struct metaroce_recv_wqe) +
+	       (size_t)max_sge * sizeof(struct metaroce_sge);
+}
+
+/* What a process may post: no memory registration from userspace. */
+static bool mrc_user_opcode_ok(u32 opcode)
+{
+	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+	       opcode == IB_WR_SEND_WITH_INV || opcode == IB_WR_RDMA_WRITE ||
+	       opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+	       opcode == IB_WR_RDMA_READ || mrc_opcode_is_atomic(opcode);
+}
+
+#define MRC_USER_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
+				 IB_SEND_SOLICITED | IB_SEND_INLINE)
+
+/*
+ * A user send slot becomes a kernel WQE. The process can rewrite its
+ * slot at any time, so the header is read once into a local copy, the
+ * SGEs (or inline bytes, bounded by the slot size the checks allow) are
+ * copied into @wqe, and every check runs on the copies. A malformed slot
+ * still yields a WQE, with opcode MRC_WR_INVALID and no data, so that it
+ * completes in order with an error.
+ */
+int mrc_send_wqe_from_user(enum ib_qp_type type, struct mrc_send_wqe *wqe,
+			   const struct metaroce_send_wqe *uwqe, u32 max_sge,
+			   u32 max_inline)
+{
+	const void *udata = uwqe + 1;
+	struct metaroce_send_wqe h;
+	u64 total = 0;
+	u32 i;
+
+	BUILD_BUG_ON(sizeof(struct mrc_sge) != sizeof(struct metaroce_sge));
+	memcpy(&h, uwqe, sizeof(h));
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = h.wr_id;
+	wqe->opcode = h.opcode;
+	wqe->send_flags = h.send_flags;
+	wqe->ex.invalidate_rkey = h.ex.invalidate_rkey;
+
+	if (!mrc_user_opcode_ok(h.opcode) || mrc_wr_opcode_ok(type, h.opcode) ||
+	    (h.send_flags & ~MRC_USER_SEND_FLAGS))
+		goto bad;
+
+	if (h.send_flags & IB_SEND_INLINE) {
+		if (!mrc_opcode_inlinable(h.opcode) || h.length > max_inline)
+			goto bad;
+		memcpy(wqe->data, udata, h.length);
+		total = h.length;
+	} else {
+		struct mrc_sge *sge = mrc_send_wqe_sge(wqe);
+
+		if (h.num_sge > max_sge)
+			goto bad;
+		memcpy(sge, udata, h.num_sge * sizeof(*sge));
+		for (i = 0; i < h.num_sge; i++)
+			total += sge[i].length;
+		wqe->num_sge = h.num_sge;
+	}
+	if (total > MRC_MAX_MSG_SIZE)
+		goto bad;
+
+	switch (h.opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->wr.rdma.remote_addr = h.wr.rdma.remote_addr;
+		wqe->wr.rdma.rkey = h.wr.rdma.rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (wqe->num_sge != 1 || total != 8 ||
+		    (h.wr.atomic.remote_addr & 7))
+			goto bad;
+		wqe->wr.atomic.remote_addr = h.wr.atomic.remote_addr;
+		wqe->wr.atomic.compare_add = h.wr.atomic.compare_add;
+		wqe->wr.atomic.swap = h.wr.atomic.swap;
+		wqe->wr.atomic.rkey = h.wr.atomic.rkey;
+		break;
+	default:
+		break;
+	}
+	wqe->length = total;
+	return 0;
+
+bad:
+	wqe->opcode = MRC_WR_INVALID;
+	wqe->send_flags &= IB_SEND_SIGNALED;
+	wqe->num_sge = 0;
+	wqe->length = 0;
+	return -EINVAL;
+}
+
+/* As above for a receive slot; a malformed one becomes a 0-byte buffer. */
+int mrc_recv_wqe_from_user(struct mrc_recv_wqe *wqe,
+			   const struct metaroce_recv_wqe *uwqe, u32 max_sge)
+{
+	struct metaroce_recv_wqe h;
+	u64 total = 0;
+	u32 i;
+
+	memcpy(&h, uwqe, sizeof(h));
+	wqe->wr_id = h.wr_id;
+	wqe->num_sge = 0;
+	wqe->length = 0;
+	if (h.num_sge > max_sge)
+		return -EINVAL;
+
+	memcpy(wqe->sge, uwqe + 1, h.num_sge * sizeof(struct mrc_sge));
+	for (i = 0; i < h.num_sge; i++)
+		total += wqe->sge[i].length;
+	wqe->num_sge = h.num_sge;
+	wqe->length = min_t(u64, total, U32_MAX);
+	return 0;
+}

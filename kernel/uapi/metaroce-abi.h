@@ -28,7 +28,7 @@ struct metaroce_alloc_ucontext_resp {
 
 /*
  * Queues shared with userspace. Each is one mmap() of the device fd at
- * the mmap_offset the create response gives, mmap_size bytes, MAP_SHARED:
+ * the mmap_offset its create response gives, mmap_size bytes, MAP_SHARED:
  * a struct metaroce_queue_hdr, then num slots of slot_size bytes (num a
  * power of two). Indices are free-running 32-bit counters, the slot of
  * index i is i & (num - 1). Each index has one writer: the writer stores
@@ -36,26 +36,104 @@ struct metaroce_alloc_ucontext_resp {
  * other side loads it with acquire semantics. The kernel never trusts an
  * index userspace writes: a value that would put more than num entries
  * in the ring is ignored.
+ *
+ * Who writes what:
+ *   CQ       kernel: slots (struct ib_uverbs_wc), producer
+ *            provider: consumer
+ *   SQ, RQ,  provider: slots (struct metaroce_send_wqe/_recv_wqe), producer
+ *   SRQ      kernel: consumer (a slot is free again once consumer passed
+ *            it) and flags
+ *
+ * Doorbell: after publishing a new producer index of an SQ the provider
+ * issues a full memory barrier, reads flags and, if METAROCE_QUEUE_NEED_WAKEUP
+ * is set, rings: a uverbs POST_SEND command with no work request. The same
+ * holds for an RQ or SRQ with POST_RECV / POST_SRQ_RECV. The kernel sets the
+ * flag while nothing would otherwise look at the ring (a sender that
+ * polls clears it); today it is always set on SQs, and set on RQs once the
+ * QP is in the error state (so new receives get flushed).
  */
 struct metaroce_queue_hdr {
 	__u32 producer;
 	__u32 pad0[15];		/* producer and consumer on own cache lines */
 	__u32 consumer;
-	__u32 pad1[15];
+	__u32 flags;		/* METAROCE_QUEUE_*, written by the kernel */
+	__u32 pad1[14];
 };
 
-/*
- * Completion queue, driver part of the create_cq response. Slots are
- * struct ib_uverbs_wc (<rdma/ib_user_verbs.h>); the kernel writes them
- * and the producer index, the provider advances the consumer index.
- * ibv_req_notify_cq and completion channels go through the usual uverbs
- * commands.
- */
-struct metaroce_create_cq_resp {
+#define METAROCE_QUEUE_NEED_WAKEUP	0x1U
+
+struct metaroce_queue_info {
 	__aligned_u64 mmap_offset;
 	__aligned_u64 mmap_size;
 	__u32 num;		/* slots */
-	__u32 slot_size;	/* sizeof(struct ib_uverbs_wc) */
+	__u32 slot_size;	/* bytes per slot */
+};
+
+/* Driver part of the create_cq response: the CQ ring. */
+struct metaroce_create_cq_resp {
+	struct metaroce_queue_info cq;
+};
+
+/*
+ * Driver part of the create_qp response (RC and UC). rq is all zero for a
+ * QP on an SRQ. max_inline is the inline payload a send slot holds.
+ */
+struct metaroce_create_qp_resp {
+	struct metaroce_queue_info sq;
+	struct metaroce_queue_info rq;
+	__u32 max_inline;
+	__u32 reserved;
+};
+
+/* Driver part of the create_srq response. */
+struct metaroce_create_srq_resp {
+	struct metaroce_queue_info srq;
+};
+
+struct metaroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/*
+ * A send queue slot: the header, then num_sge struct metaroce_sge or, with
+ * IBV_SEND_INLINE, @length bytes of inline data. opcode and send_flags use
+ * the IBV_WR_* and IBV_SEND_* values. The kernel copies a slot before
+ * checking it and reports a malformed one with IBV_WC_LOC_QP_OP_ERR.
+ */
+struct metaroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	__u32 num_sge;
+	__u32 length;		/* inline bytes; ignored without INLINE */
+	union {
+		__be32 imm_data;
+		__u32 invalidate_rkey;
+	} ex;
+	__u32 reserved;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+	} wr;
+};
+
+/* A receive queue (or SRQ) slot: the header, then num_sge SGEs. */
+struct metaroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
 };
 
 #endif /* METAROCE_ABI_H */
