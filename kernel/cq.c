@@ -164,7 +164,7 @@ static void mrc_wc_to_uverbs(struct ib_uverbs_wc *u, const struct ib_wc *wc)
 	u->vendor_err = wc->vendor_err;
 	u->byte_len = wc->byte_len;
 	u->ex.imm_data = wc->ex.imm_data;
-	u->qp_num = wc->qp->qp_num;
+	u->qp_num = wc->qp ? wc->qp->qp_num : 0;
 	u->src_qp = wc->src_qp;
 	u->wc_flags = wc->wc_flags;
 	u->pkey_index = wc->pkey_index;
