@@ -75,6 +75,12 @@ int mrc_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		mrc_send_wqe_fill(wqe, wr, total);
+		if (ibqp->qp_type == IB_QPT_UD || ibqp->qp_type == IB_QPT_GSI) {
+			/* the consumer keeps the AH until the WR completes */
+			wqe->wr.ud.ah = to_mrc_ah(ud_wr(wr)->ah);
+			wqe->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+			wqe->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		}
 		mrc_queue_produce(&qp->sq.q);
 		posted = true;
 	}
