@@ -12,6 +12,7 @@
 #include <rdma/ib_mad.h>
 
 #include "metaroce.h"
+#include "stats.h"
 #include "xport.h"
 
 /* The IB MTU whose payload fits the netdev MTU after our encapsulation. */
@@ -32,7 +33,8 @@ static enum ib_mtu mrc_ib_mtu(unsigned int ndev_mtu)
 enum ib_port_state mrc_port_state(const struct net_device *ndev)
 {
 	if (netif_running(ndev) && netif_carrier_ok(ndev) &&
-	    READ_ONCE(ndev->mtu) >= 256 + MRC_ENCAP_OVERHEAD)
+	    READ_ONCE(ndev->mtu) >=
+	    ib_mtu_enum_to_int(IB_MTU_256) + MRC_ENCAP_OVERHEAD)
 		return IB_PORT_ACTIVE;
 	return IB_PORT_DOWN;
 }
@@ -152,6 +154,7 @@ static int mrc_get_port_immutable(struct ib_device *ibdev, u32 port,
 static void mrc_dev_dealloc(struct ib_device *ibdev)
 {
 	mrc_verbs_tables_destroy(&to_mrc_dev(ibdev)->tables);
+	mrc_stats_free(to_mrc_dev(ibdev));
 	mrc_registry_forget(to_mrc_dev(ibdev));
 }
 
@@ -190,9 +193,11 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.uverbs_abi_ver = METAROCE_ABI_VERSION,
 	.device_group = &mrc_dev_attr_group,
 
+	.alloc_hw_port_stats = mrc_alloc_hw_port_stats,
 	.alloc_ucontext = mrc_alloc_ucontext,
 	.dealloc_driver = mrc_dev_dealloc,
 	.dealloc_ucontext = mrc_dealloc_ucontext,
+	.get_hw_stats = mrc_get_hw_stats,
 	.get_link_layer = mrc_get_link_layer,
 	.get_port_immutable = mrc_get_port_immutable,
 	.mmap = mrc_mmap,
@@ -264,7 +269,9 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
 	ib_set_device_ops(ibdev, &mrc_dev_ops);
 
-	err = ib_device_set_netdev(ibdev, ndev, MRC_PORT);
+	err = mrc_stats_init(dev);
+	if (!err)
+		err = ib_device_set_netdev(ibdev, ndev, MRC_PORT);
 	if (err) {
 		ib_dealloc_device(ibdev);
 		return ERR_PTR(err);

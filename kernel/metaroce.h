@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
+#include "core/wire.h"
 #include "uapi/metaroce-abi.h"
 #include "verbs.h"
 
@@ -30,18 +31,20 @@
 #define MRC_PORT		1
 
 /*
- * Bytes each packet spends on encapsulation: IPv6 (the larger of the two
- * IP headers) + UDP + the largest MetaRoCE header. The IB MTU a port
- * reports is the largest one that fits in the netdev MTU after this.
- * Single constant on purpose: when core/wire.h settles the header size,
- * only this line changes.
+ * Bytes a payload-carrying packet spends on encapsulation: IPv6 (the larger
+ * IP header) + UDP + the worst-case MetaRoCE overhead ([ENC-20] in
+ * Documentation/protocol/encapsulation.rst). A port reports the largest IB
+ * MTU whose payload fits in the netdev MTU after this.
  */
-#define MRC_ENCAP_OVERHEAD	(40 + 8 + 64)
+#define MRC_ENCAP_OVERHEAD	(MRC_WIRE_IPV6_LEN + MRC_WIRE_UDP_LEN + \
+				 MRC_WIRE_DATA_OVERHEAD)
 
 /* Room for the netdev's addresses, those of its VLAN uppers, and the
  * default link-local GID; ib_core fills the table, we only size it.
  */
 #define MRC_GID_TABLE_LEN	128
+
+struct mrc_stats;
 
 struct mrc_dev {
 	struct ib_device ibdev;		/* first: ib_alloc_device() wants it */
@@ -55,6 +58,8 @@ struct mrc_dev {
 
 	/* Unregistration requested from the netdev notifier. */
 	struct work_struct unreg_work;
+
+	struct mrc_stats __percpu *stats;	/* counters (stats.h) */
 
 	struct mrc_verbs_tables tables;	/* MR keys, QP numbers (verbs.c) */
 };

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The device counters (stats.h) as ib_core's hw_stats: allocation, names,
+ * and the sum over CPUs that `rdma statistic` and sysfs hw_counters read.
+ */
+
+#include <rdma/ib_verbs.h>
+
+#include "stats.h"
+
+static const struct rdma_stat_desc mrc_stat_descs[] = {
+	[MRC_STAT_TX_PACKETS].name = "tx_packets",
+	[MRC_STAT_TX_BYTES].name = "tx_bytes",
+	[MRC_STAT_RX_PACKETS].name = "rx_packets",
+	[MRC_STAT_RX_BYTES].name = "rx_bytes",
+	[MRC_STAT_RX_DROPPED].name = "rx_dropped",
+	[MRC_STAT_RETRANSMITS].name = "retransmits",
+	[MRC_STAT_ACKS_SENT].name = "acks_sent",
+	[MRC_STAT_ACKS_RECEIVED].name = "acks_received",
+	[MRC_STAT_ECN_CE].name = "ecn_ce_received",
+};
+
+static_assert(ARRAY_SIZE(mrc_stat_descs) == MRC_STAT_NUM);
+
+int mrc_stats_init(struct mrc_dev *dev)
+{
+	dev->stats = alloc_percpu(struct mrc_stats);
+	return dev->stats ? 0 : -ENOMEM;
+}
+
+void mrc_stats_free(struct mrc_dev *dev)
+{
+	free_percpu(dev->stats);
+	dev->stats = NULL;
+}
+
+struct rdma_hw_stats *mrc_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port)
+{
+	return rdma_alloc_hw_stats_struct(mrc_stat_descs, MRC_STAT_NUM,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int mrc_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index)
+{
+	struct mrc_dev *dev = to_mrc_dev(ibdev);
+	int cpu, i;
+
+	memset(stats->value, 0, MRC_STAT_NUM * sizeof(stats->value[0]));
+	for_each_possible_cpu(cpu) {
+		const struct mrc_stats *s = per_cpu_ptr(dev->stats, cpu);
+
+		for (i = 0; i < MRC_STAT_NUM; i++)
+			stats->value[i] += READ_ONCE(s->v[i]);
+	}
+	return MRC_STAT_NUM;
+}

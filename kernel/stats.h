@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Per-device counters, shown by `rdma statistic show link <ibdev>/1`.
+ *
+ * Counting is a per-CPU add: safe in any context (softirq receive
+ * included) and free of shared cache lines on the hot path. Readers sum
+ * over all CPUs. To add a counter, add it to enum mrc_stat and give it a
+ * name in stats.c.
+ */
+#ifndef _MRC_STATS_H
+#define _MRC_STATS_H
+
+#include <linux/percpu.h>
+
+#include "metaroce.h"
+
+enum mrc_stat {
+	MRC_STAT_TX_PACKETS,
+	MRC_STAT_TX_BYTES,
+	MRC_STAT_RX_PACKETS,
+	MRC_STAT_RX_BYTES,
+	MRC_STAT_RX_DROPPED,	/* malformed, unknown QP, failed checks */
+	MRC_STAT_RETRANSMITS,
+	MRC_STAT_ACKS_SENT,
+	MRC_STAT_ACKS_RECEIVED,
+	MRC_STAT_ECN_CE,	/* CE-marked packets received */
+	MRC_STAT_NUM
+};
+
+struct mrc_stats {
+	u64 v[MRC_STAT_NUM];
+};
+
+static inline void mrc_stat_add(struct mrc_dev *dev, enum mrc_stat stat,
+				u64 n)
+{
+	this_cpu_add(dev->stats->v[stat], n);
+}
+
+static inline void mrc_stat_inc(struct mrc_dev *dev, enum mrc_stat stat)
+{
+	this_cpu_inc(dev->stats->v[stat]);
+}
+
+int mrc_stats_init(struct mrc_dev *dev);
+void mrc_stats_free(struct mrc_dev *dev);
+struct rdma_hw_stats *mrc_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port);
+int mrc_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index);
+
+#endif /* _MRC_STATS_H */
