@@ -17,8 +17,8 @@ userspace-san: deps-check
 # the ASan+UBSan build, then every fuzz target for FUZZ_SECONDS with its
 # committed corpus. One result line per test case in $(RESULTS)/unit.results.
 FUZZ_SECONDS    ?= 20
-# the property tests' size: 1 = about 1.5M simulated data packets
-PROP_SCALE      ?= 1
+# the property tests' size: 1 = about 1.2M simulated data packets (+ ACKs)
+PROP_SCALE      ?= 2
 PROP_SCALE_SAN  ?= 0.15
 PROP_SCALE_LONG ?= 20
 UNIT_LOGS       := $(RESULTS)/unit-logs
