@@ -347,6 +347,31 @@ out:
 	return wqe;
 }
 
+/*
+ * The doorbell of a user SQ (uAPI header). A sender that polls the ring
+ * calls mrc_qp_sq_poll_mode(qp, true) so the process stops ringing, and
+ * mrc_qp_sq_poll_mode(qp, false) before it stops polling; then, if this
+ * returns true, WQEs arrived while the flag was clear and the sender must
+ * look again (the process may have read the flag before it was set).
+ */
+bool mrc_qp_sq_poll_mode(struct mrc_qp *qp, bool polling)
+{
+	struct mrc_queue *uq = &qp->sq.uq;
+	bool pending;
+
+	if (!uq->hdr)
+		return false;
+	if (polling) {
+		mrc_queue_set_flags(uq, 0);
+		return false;
+	}
+	mrc_queue_set_flags(uq, METAROCE_QUEUE_NEED_WAKEUP);
+	/* flag store before producer load; pairs with the provider's barrier */
+	smp_mb();
+	pending = READ_ONCE(uq->hdr->producer) != READ_ONCE(qp->sq.q.prod);
+	return pending;
+}
+
 u32 mrc_qp_recv_available(struct mrc_qp *qp)
 {
 	unsigned long flags;

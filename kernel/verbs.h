@@ -524,6 +524,9 @@ void mrc_qp_flush_posted(struct mrc_qp *qp, bool send);
  *	when signaled or on error; an error status also moves the QP to ERR.
  * mrc_qp_take_recv: the next receive WQE (from the RQ or the SRQ), owned
  *	by the transport until completed, or NULL (none: RNR).
+ * mrc_qp_sq_poll_mode: a sender that polls a user SQ turns the process's
+ *	doorbell off (true) and on again (false; returns true when WQEs
+ *	arrived meanwhile and the sender must look again).
  * mrc_qp_recv_available: receive WQEs posted and not taken yet, user ring
  *	included (0 with an SRQ: ask the SRQ by taking).
  * mrc_qp_complete_recv: retire the oldest receive WQE the transport owns
@@ -540,6 +543,7 @@ struct mrc_send_wqe *mrc_qp_next_send_wqe(struct mrc_qp *qp);
 int mrc_qp_complete_send(struct mrc_qp *qp, enum ib_wc_status status);
 struct mrc_recv_wqe *mrc_qp_take_recv(struct mrc_qp *qp);
 u32 mrc_qp_recv_available(struct mrc_qp *qp);
+bool mrc_qp_sq_poll_mode(struct mrc_qp *qp, bool polling);
 int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 			 bool solicited);
 int mrc_qp_error(struct mrc_qp *qp, enum ib_event_type event);
