@@ -226,6 +226,90 @@ TEST(WireCodec, GoldenAckBytes)
 			EXPECT_EQ(b[i], 0) << i;
 }
 
+// [PKT-10] [PKT-40] [PKT-45] [PKT-50] [PKT-51] [PKT-55] [PKT-57] [PKT-60]
+// [PKT-70] [PKT-75] [PKT-90]: the offsets of wire.h are the ones the
+// diagrams in packets.rst give, written here as plain numbers.
+TEST(WireCodec, OffsetsMatchSpecDiagrams)
+{
+	const std::pair<int, int> want[] = {
+		{MRC_WO_VERSION, 0},	     {MRC_WO_TYPE, 1},
+		{MRC_WO_HDR_WORDS, 2},	     {MRC_WO_PATH_ID, 3},
+		{MRC_WO_FLAGS, 4},	     {MRC_WO_STREAM_ID, 6},
+		{MRC_WO_DST_QPN, 8},	     {MRC_WO_PSN, 12},
+		{MRC_WO_MSN, 16},	     {MRC_WO_SSN, 20},
+		{MRC_WO_TSVAL, 24},	     {MRC_WO_COOKIE, 28},
+		{MRC_WO_SEND_RSN, 32},	     {MRC_WO_SEND_OFFSET, 36},
+		{MRC_WO_SEND_TOTAL, 40},     {MRC_WO_WRITE_VA, 32},
+		{MRC_WO_WRITE_RKEY, 40},     {MRC_WO_WRITE_OFFSET, 44},
+		{MRC_WO_WRITE_TOTAL, 48},    {MRC_WO_WRITE_RSN, 52},
+		{MRC_WO_RREQ_VA, 32},	     {MRC_WO_RREQ_RKEY, 40},
+		{MRC_WO_RREQ_LEN, 44},	     {MRC_WO_RREQ_TAG, 48},
+		{MRC_WO_RRESP_TAG, 32},	     {MRC_WO_RRESP_OFFSET, 36},
+		{MRC_WO_RRESP_TOTAL, 40},    {MRC_WO_ATOMIC_VA, 32},
+		{MRC_WO_ATOMIC_SWAP_ADD, 40}, {MRC_WO_ATOMIC_COMPARE, 48},
+		{MRC_WO_ATOMIC_RKEY, 56},    {MRC_WO_ATOMIC_OP, 60},
+		{MRC_WO_ARESP_ORIG, 32},     {MRC_WO_ACK_CUM_PSN, 32},
+		{MRC_WO_ACK_TSECR, 36},	     {MRC_WO_ACK_DELAY, 40},
+		{MRC_WO_ACK_CE_COUNT, 44},   {MRC_WO_ACK_MSN, 48},
+		{MRC_WO_ACK_RSN_LIMIT, 52},  {MRC_WO_ACK_RATE, 56},
+		{MRC_WO_ACK_RSVD, 60},	     {MRC_WO_ACK_SACK, 64},
+		{MRC_WO_NAK_CODE, 32},	     {MRC_WO_NAK_PSN, 36},
+		{MRC_WO_NAK_MSN, 40},	     {MRC_WO_NAK_ARG, 44},
+		{MRC_WO_PROBE_KIND, 32},     {MRC_WO_PROBE_MIN_VER, 33},
+		{MRC_WO_PROBE_MAX_VER, 34},  {MRC_WO_PROBE_RSVD, 35},
+		{MRC_WO_PROBE_SEQ, 36},	     {MRC_WO_PROBE_TSECR, 40},
+		{MRC_WO_PROBE_CAPS, 44},     {MRC_WO_PROBE_ECHO_LEN, 48},
+		{MRC_WO_HELLO_MAGIC, 0},     {MRC_WO_HELLO_MIN_VER, 4},
+		{MRC_WO_HELLO_MAX_VER, 5},   {MRC_WO_HELLO_MAX_PATHS, 6},
+		{MRC_WO_HELLO_SEG_SHIFT, 7}, {MRC_WO_HELLO_CAPS, 8},
+		{MRC_WO_HELLO_COOKIE, 12},   {MRC_WO_HELLO_UDP_PORT, 16},
+		{MRC_WO_HELLO_MAX_STREAMS, 18}, {MRC_WO_HELLO_RSVD, 20},
+	};
+	for (auto [got, spec] : want)
+		EXPECT_EQ(got, spec);
+	// [PKT-30] flag bits, [PKT-20] types, [PKT-56] [PKT-71] [PKT-75] codes
+	EXPECT_EQ(MRC_F_FIRST, 1 << 0);
+	EXPECT_EQ(MRC_F_LAST, 1 << 1);
+	EXPECT_EQ(MRC_F_IMM, 1 << 2);
+	EXPECT_EQ(MRC_F_INV, 1 << 3);
+	EXPECT_EQ(MRC_F_SOLICITED, 1 << 4);
+	EXPECT_EQ(MRC_F_ACK_REQ, 1 << 5);
+	EXPECT_EQ(MRC_F_RETX, 1 << 6);
+	EXPECT_EQ(MRC_F_CE_ECHO, 1 << 7);
+	EXPECT_EQ(MRC_PKT_SEND, 1);
+	EXPECT_EQ(MRC_PKT_PROBE, 9);
+	EXPECT_EQ(MRC_ATOMIC_CMP_SWAP, 1);
+	EXPECT_EQ(MRC_ATOMIC_FETCH_ADD, 2);
+	EXPECT_EQ(MRC_NAK_ACCESS, 1);
+	EXPECT_EQ(MRC_NAK_SEQ, 5);
+	EXPECT_EQ(MRC_PROBE_RESP, 2);
+	// [ENC-2] [ENC-3] [ENC-15]
+	EXPECT_EQ(MRC_WIRE_UDP_PORT, 61791);
+	EXPECT_EQ(MRC_WIRE_SPORT_MIN, 49152);
+	EXPECT_EQ(MRC_WIRE_DSCP_DATA, 26);
+	EXPECT_EQ(MRC_WIRE_DSCP_CTRL, 48);
+}
+
+// [PKT-45] [PKT-47]: a WRITE with immediate, byte by byte.
+TEST(WireCodec, GoldenWriteImmBytes)
+{
+	const u8 payload[2] = {0x5a, 0xa5};
+	mrc_pkt p = blank(MRC_PKT_WRITE);
+	p.flags = MRC_F_LAST | MRC_F_IMM;
+	p.write = {0x0102030405060708ull, 0x0a0b0c0d, 6, 8, 0x21};
+	p.imm = 0x31323334;
+	p.payload = payload;
+	p.payload_len = 2;
+	auto b = encode(p);
+	ASSERT_EQ(b.size(), 60u + 2 + 4);
+	EXPECT_EQ(b[1], MRC_PKT_WRITE);
+	EXPECT_EQ(b[2], 60 / 4);
+	const u8 ext[] = {1, 2, 3, 4, 5, 6, 7, 8,  0x0a, 0x0b, 0x0c, 0x0d,
+			  0, 0, 0, 6, 0, 0, 0, 8,  0, 0, 0, 0x21,
+			  0x31, 0x32, 0x33, 0x34, 0x5a, 0xa5};
+	EXPECT_EQ(0, memcmp(b.data() + 32, ext, sizeof(ext)));
+}
+
 // [PKT-90] CM private data round trip and validation.
 TEST(WireCodec, HelloRoundTrip)
 {
