@@ -241,6 +241,9 @@ static void mrc_xp_modified(struct mrc_qp *qp, int mask, enum ib_qp_state old)
 	default:
 		break;
 	}
+	/* retry_cnt usually comes with RTS, after the connection was set up */
+	if (xp->live && (mask & IB_QP_RETRY_CNT))
+		xp->conn.cfg.retry_limit = qp->attr.retry_cnt;
 	spin_unlock_bh(&xp->lock);
 	mrc_xp_kick(xp);
 }
