@@ -60,7 +60,7 @@ define deps_kimage
 		if [ ! -f $(KIMG_DEB) ]; then \
 			echo "deps: downloading $(KIMG_PKG)=$(KPKG_VERSION)"; \
 			cd $(CACHE)/debs && $(APT_RETRY) \
-				apt-get download -q $(KIMG_PKG)=$(KPKG_VERSION); \
+				apt-get download -q -o APT::Sandbox::User=root $(KIMG_PKG)=$(KPKG_VERSION); \
 		fi; \
 		rm -rf $(GUEST_KDIR) && mkdir -p $(GUEST_KDIR); \
 		dpkg-deb -x $(KIMG_DEB) $(GUEST_KDIR); \
