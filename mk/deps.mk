@@ -42,9 +42,10 @@ DEPS_STAMPS   := $(DEPS_STAMP) $(KIMG_STAMP) $(SRC_STAMP) $(GUEST_VMLINUX)
 APT_RETRY = sh -c '"$$@" || { apt-get update -q && "$$@"; }' apt-retry
 
 define deps_packages
-	@missing=$$(for p in $(DEPS_PKGS); do \
-		s=$$(dpkg-query -W -f='$${db:Status-Abbrev}' "$$p" 2>/dev/null); \
-		case "$$s" in ii*) ;; *) echo "$$p" ;; esac; done); \
+	@missing=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${binary:Package}\n' $(DEPS_PKGS) 2>/dev/null | \
+		awk 'BEGIN { for (i = 1; i < ARGC; i++) want[ARGV[i]] = 1; ARGC = 1 } \
+		     $$1 == "ii" { sub(/:.*/, "", $$2); delete want[$$2] } \
+		     END { for (p in want) print p }' $(DEPS_PKGS)); \
 	if [ -n "$$missing" ]; then \
 		echo "deps: installing" $$missing; \
 		DEBIAN_FRONTEND=noninteractive $(APT_RETRY) \
