@@ -405,6 +405,54 @@ TEST(WireCodec, ParseHeaderOnly)
 	}
 }
 
+// [INT-6] scatter-gather send: headers encoded alone, payload elsewhere,
+// ICRC over both, equals the one-buffer encoding.
+TEST(WireCodec, EncodeHeaderThenSeal)
+{
+	for (const auto &s : wire_samples()) {
+		SCOPED_TRACE(s.name);
+		u8 hdr[MRC_WIRE_MAX_HDR_LEN];
+		u32 hdr_len = 0;
+		ASSERT_EQ(mrc_wire_encode_hdr(&s.pkt, hdr, sizeof(hdr), &hdr_len),
+			  MRC_WIRE_OK);
+		EXPECT_EQ(hdr_len, mrc_wire_hdr_len(&s.pkt));
+		u32 st = mrc_wire_icrc_update(MRC_WIRE_ICRC_SEED, hdr, hdr_len);
+		st = mrc_wire_icrc_update(st, s.payload.data(),
+					  (u32)s.payload.size());
+		std::vector<u8> b(hdr, hdr + hdr_len);
+		b.insert(b.end(), s.payload.begin(), s.payload.end());
+		u8 tr[4];
+		mrc_put_be32(tr, mrc_wire_icrc_final(st));
+		b.insert(b.end(), tr, tr + 4);
+		EXPECT_EQ(b, encode(s.pkt));
+	}
+	mrc_pkt bad = blank(0);
+	u8 hdr[MRC_WIRE_MAX_HDR_LEN];
+	u32 hdr_len;
+	EXPECT_EQ(mrc_wire_encode_hdr(&bad, hdr, sizeof(hdr), &hdr_len),
+		  MRC_WIRE_E_BAD_TYPE);
+}
+
+// [PKT-13] the header-only parser applies the same outer checks.
+TEST(WireCodec, ParseHeaderOnlyOuterChecks)
+{
+	auto b = encode(wire_samples()[0].pkt);
+	mrc_pkt out;
+	EXPECT_EQ(mrc_wire_parse_hdr(b.data(), 0, (u32)b.size(), &out),
+		  MRC_WIRE_E_TRUNCATED);
+	EXPECT_EQ(mrc_wire_parse_hdr(b.data(), 31, (u32)b.size(), &out),
+		  MRC_WIRE_E_TRUNCATED);
+	EXPECT_EQ(mrc_wire_parse_hdr(b.data(), 35, 35, &out),
+		  MRC_WIRE_E_TRUNCATED);
+	EXPECT_EQ(mrc_wire_parse_hdr(b.data(), 64, MRC_WIRE_MAX_PKT_LEN + 1,
+				     &out),
+		  MRC_WIRE_E_TOO_LONG);
+	b[0] = 2;
+	EXPECT_EQ(mrc_wire_parse_hdr(b.data(), (u32)b.size(), (u32)b.size(),
+				     &out),
+		  MRC_WIRE_E_BAD_VERSION);
+}
+
 TEST(WireCodec, ReasonStrings)
 {
 	for (int r = 0; r < MRC_WIRE_REASON_COUNT; r++) {
