@@ -17,7 +17,7 @@ void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss)
 	cfg->init_cwnd = 16 * mss;
 	cfg->min_cwnd = 2 * mss;
 	cfg->max_cwnd = 256 * mss;
-	cfg->conn_init_cwnd = 64 * mss;
+	cfg->conn_init_cwnd = 16 * mss;
 	cfg->conn_max_cwnd = 1024 * mss;
 	cfg->ecn_g_shift = 4;
 	cfg->loss_tol_pm = 250;

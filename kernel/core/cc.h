@@ -18,6 +18,14 @@
 extern "C" {
 #endif
 
+/*
+ * Default epoch of the receiver's active-sender count ([CC-10]): it must be
+ * longer than the gap between two packets of one sender at its fair share
+ * (fan-in x segment / capacity: 105 us for 32 senders of 4 KiB at 10 Gbit/s),
+ * and it bounds how long a departed sender still counts (two epochs).
+ */
+#define MRC_CC_SHARE_EPOCH_NS	500000ull
+
 /* Fixed point for fractions: MRC_CC_ONE is 1.0. */
 #define MRC_CC_ONE		1024u
 

@@ -28,8 +28,8 @@ Sim::Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
 	cb.tx_msn = ca.rx_msn;
 	if (!mrc_conn_init(a_.get(), &ca, 0) || !mrc_conn_init(b_.get(), &cb, 0))
 		fail("mrc_conn_init refused the configuration");
-	mrc_cc_share_init(&share_b_, (uint64_t)(link.rate_bpns * 1e9), 100000, 0);
-	mrc_cc_share_init(&share_a_, (uint64_t)(link.rate_bpns * 1e9), 100000, 0);
+	mrc_cc_share_init(&share_b_, (uint64_t)(link.rate_bpns * 1e9), MRC_CC_SHARE_EPOCH_NS, 0);
+	mrc_cc_share_init(&share_a_, (uint64_t)(link.rate_bpns * 1e9), MRC_CC_SHARE_EPOCH_NS, 0);
 	next_rx_ssn_.assign(cfg.nstreams, 0);
 	next_tx_ssn_.assign(cfg.nstreams, 0);
 }

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// N-to-1 incast in virtual time; see incast.h.
+#include "sim/incast.h"
+
+#include <algorithm>
+
+namespace mrcsim {
+
+static constexpr uint32_t kEncap = 14 + 20 + 8;
+static constexpr uint32_t kMsg = 1024 * 1024;
+
+Incast::Incast(const IncastCfg &cfg) : cfg_(cfg)
+{
+	mrc_conn_cfg cc;
+
+	mrc_conn_cfg_default(&cc, cfg.npaths, cfg.mss);
+	for (uint32_t i = 0; i < cfg.senders; i++) {
+		a_.emplace_back(new mrc_conn);
+		b_.emplace_back(new mrc_conn);
+		cc.seed = cfg.seed * 1000 + 2 * i + 1;
+		if (!mrc_conn_init(a_.back().get(), &cc, 0))
+			fail("init");
+		cc.seed++;
+		if (!mrc_conn_init(b_.back().get(), &cc, 0))
+			fail("init");
+	}
+	up_busy_.assign(cfg.senders, 0);
+	next_ssn_.assign(cfg.senders, 0);
+	st_.bytes_late.assign(cfg.senders, 0);
+	mrc_cc_share_init(&share_, cfg.rate_hint ? (uint64_t)(cfg.rate_bpns * 1e9) : 0,
+			  MRC_CC_SHARE_EPOCH_NS, 0);
+}
+
+Incast::~Incast() = default;
+
+void Incast::fail(const std::string &what)
+{
+	if (st_.errors.size() < 20)
+		st_.errors.push_back(what + " at t=" + std::to_string(now_));
+}
+
+void Incast::push(Ev e)
+{
+	e.order = order_++;
+	q_.push(e);
+}
+
+void Incast::pump(uint32_t i)
+{
+	mrc_conn *a = a_[i].get(), *b = b_[i].get();
+	mrc_completion c;
+	mrc_ack_info ack;
+	mrc_tx_seg seg;
+
+	while (mrc_conn_rx_poll(b, &c)) {
+		if (c.ssn != next_ssn_[i]++ || c.len != kMsg)
+			fail("receiver completion out of order");
+		st_.msgs_rx++;
+	}
+	while (mrc_conn_ack_next(b, now_, &share_, &ack)) {
+		Ev e = {};
+
+		e.at = now_ + 2 * cfg_.delay_ns + 100;
+		e.kind = ACK_AT_SENDER;
+		e.who = i;
+		e.ack = ack;
+		push(e);
+	}
+	while (mrc_conn_tx_poll(a, &c))
+		if (c.status != MRC_CONN_OK)
+			fail("sender completion error");
+	while (mrc_conn_tx_post(a, 0, kMsg, 0, nullptr))
+		;
+	while (mrc_conn_tx_next(a, now_, &seg)) {
+		uint32_t bytes = kEncap + MRC_WIRE_DATA_OVERHEAD + seg.len;
+		uint64_t start = std::max(now_, up_busy_[i]);
+		Ev e = {};
+
+		up_busy_[i] = start + (uint64_t)(bytes / cfg_.rate_bpns) + 1;
+		e.at = up_busy_[i] + cfg_.delay_ns;
+		e.kind = AT_SWITCH;
+		e.who = i;
+		e.seg = seg;
+		push(e);
+	}
+	if (a->error || b->error)
+		fail("connection error");
+}
+
+void Incast::run()
+{
+	uint64_t half = cfg_.duration_ns / 2;
+
+	for (uint32_t i = 0; i < cfg_.senders; i++)
+		pump(i);
+	while (st_.errors.empty()) {
+		uint64_t t = q_.empty() ? ~0ull : q_.top().at;
+
+		for (uint32_t i = 0; i < cfg_.senders; i++)
+			t = std::min({t, mrc_conn_deadline(a_[i].get()),
+				      mrc_conn_deadline(b_[i].get())});
+		if (t == ~0ull || t > cfg_.duration_ns)
+			break;
+		now_ = std::max(now_, t);
+		while (!q_.empty() && q_.top().at <= now_) {
+			Ev e = q_.top();
+			uint32_t bytes = kEncap + MRC_WIRE_DATA_OVERHEAD + e.seg.len;
+
+			q_.pop();
+			if (e.kind == AT_SWITCH) {
+				uint64_t start = std::max(now_, down_busy_);
+				uint64_t queued = (uint64_t)((start - now_) * cfg_.rate_bpns);
+
+				down_busy_ = start + (uint64_t)(bytes / cfg_.rate_bpns) + 1;
+				st_.max_queue = std::max(st_.max_queue, queued);
+				if (now_ >= half)
+					st_.max_queue_late = std::max(st_.max_queue_late, queued);
+				e.ce = cfg_.ecn_bytes && queued > cfg_.ecn_bytes;
+				st_.ce_marked += e.ce;
+				e.at = down_busy_ + cfg_.delay_ns;
+				e.kind = AT_RECEIVER;
+				push(e);
+				continue;
+			}
+			if (e.kind == ACK_AT_SENDER) {
+				if (!mrc_conn_on_ack(a_[e.who].get(), now_, &e.ack))
+					fail("ACK refused");
+				pump(e.who);
+				continue;
+			}
+			mrc_rx_seg s = {};
+
+			s.psn = e.seg.psn;
+			s.msn = e.seg.msn;
+			s.ssn = e.seg.ssn;
+			s.tsval = e.seg.tsval;
+			s.offset = e.seg.offset;
+			s.len = e.seg.len;
+			s.total_len = e.seg.total_len;
+			s.stream = e.seg.stream;
+			s.flags = e.seg.flags;
+			s.path_id = e.seg.path_id;
+			s.ce = e.ce;
+			st_.data_pkts++;
+			if (mrc_conn_rx_data(b_[e.who].get(), now_, &s, &share_) ==
+			    MRC_RX_NEW) {
+				st_.bytes_total += s.len;
+				if (now_ >= half)
+					st_.bytes_late[e.who] += s.len;
+			}
+			pump(e.who);
+		}
+		for (uint32_t i = 0; i < cfg_.senders; i++) {
+			if (mrc_conn_deadline(a_[i].get()) <= now_ ||
+			    mrc_conn_deadline(b_[i].get()) <= now_) {
+				mrc_conn_on_timer(a_[i].get(), now_);
+				mrc_conn_on_timer(b_[i].get(), now_);
+				pump(i);
+			}
+		}
+	}
+}
+
+} // namespace mrcsim
