@@ -74,8 +74,15 @@ TEST(WireIcrc, HardwareEqualsPortable)
 				  mrc_wire_icrc_update_portable(
 					  0x12345678, data.data() + align, len))
 				<< align << " " << len;
-	EXPECT_EQ(mrc_wire_icrc_update(~0u, data.data(), 4999),
-		  mrc_wire_icrc_update_portable(~0u, data.data(), 4999));
+	// around the 3 x 256-byte interleaved blocks of the x86 path
+	for (u32 len : {767u, 768u, 769u, 1535u, 1536u, 1537u, 4095u, 4096u,
+			4999u})
+		for (u32 align = 0; align < 8; align++)
+			EXPECT_EQ(mrc_wire_icrc_update(~0u, data.data() + align,
+						       len),
+				  mrc_wire_icrc_update_portable(
+					  ~0u, data.data() + align, len))
+				<< len << " " << align;
 	EXPECT_EQ(~mrc_wire_icrc_update_portable(~0u, "123456789", 9),
 		  0xe3069283u);
 }
