@@ -80,6 +80,8 @@ void mrc_path_tx_init(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 	tx->snd_una = isn;
 	tx->snd_nxt = isn;
 	tx->high_acked = isn;
+	tx->cum_seen = isn;
+	tx->reorder = mrc_max_u32(cfg->reorder_pkts, 1);
 	mrc_path_tx_reset_rtt(tx, cfg);
 }
 
@@ -176,9 +178,17 @@ static void mark_acked(struct mrc_path_tx *tx, u32 psn,
 		tx->acked_pkts++;
 		*progress = true;
 	} else if (s->state == MRC_SLOT_LOST) {
-		/* [REL-9] it arrived after all: the resend was spurious. */
+		/*
+		 * [REL-9] it arrived after all: the resend was spurious, so
+		 * this path reorders. [REL-8] tolerate that displacement.
+		 */
+		u32 shift = tx->high_acked - psn;
+
 		ev->n_late++;
 		tx->late_acks++;
+		tx->clean_acks = 0;
+		if (shift < MRC_PATH_WND && shift + 1 > tx->reorder)
+			tx->reorder = mrc_min_u32(shift + 1, MRC_PATH_REORDER_MAX);
 	} else {
 		return;
 	}
@@ -236,14 +246,22 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 	}
 
 	/*
-	 * [REL-5] PSNs before cum: a packet still in flight there was
-	 * received (the receiver never abandons a PSN the sender still has in
-	 * flight); an abandoned one tells nothing.
+	 * [REL-5] PSNs newly before cum. One still in flight was received:
+	 * the receiver never abandons a PSN the sender still has in flight.
+	 * One declared lost was received too ([REL-9]) unless the receiver
+	 * may have slid past it, which needs a PSN 257 or more after it.
 	 */
-	if (mrc_seq_before(tx->snd_una, sack->cum))
-		for (psn = tx->snd_una; psn != sack->cum; psn++)
-			if (slot_of(tx, psn)->state == MRC_SLOT_INFLIGHT)
-				mark_acked(tx, psn, ev, &progress);
+	psn = mrc_seq_before(tx->cum_seen, oldest) ? oldest : tx->cum_seen;
+	for (; mrc_seq_before(psn, sack->cum); psn++) {
+		u8 st = slot_of(tx, psn)->state;
+
+		if (st == MRC_SLOT_INFLIGHT ||
+		    (st == MRC_SLOT_LOST &&
+		     tx->snd_nxt - psn <= MRC_SACK_BITS + 1))
+			mark_acked(tx, psn, ev, &progress);
+	}
+	if (mrc_seq_after(sack->cum, tx->cum_seen))
+		tx->cum_seen = sack->cum;
 
 	/* [REL-4] the bitmap, set bits only. */
 	for (w = 0; w < MRC_SACK_WORDS; w++) {
@@ -263,7 +281,7 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 	 * [REL-8] a gap is loss: every PSN still in flight that trails the
 	 * newest received one by reorder_pkts or more was lost.
 	 */
-	limit = tx->high_acked - mrc_max_u32(cfg->reorder_pkts, 1);
+	limit = tx->high_acked - tx->reorder;
 	for (psn = tx->snd_una; mrc_seq_before(psn, limit); psn++) {
 		struct mrc_path_slot *s = slot_of(tx, psn);
 
@@ -276,6 +294,12 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 
 	if (rtt_ns && progress)
 		rtt_sample(tx, cfg, rtt_ns);
+	tx->clean_acks += ev->n_acked - ev->n_late;
+	if (tx->clean_acks >= MRC_PATH_REORDER_DECAY) {
+		tx->clean_acks = 0;
+		tx->reorder = mrc_max_u32(tx->reorder / 2,
+					  mrc_max_u32(cfg->reorder_pkts, 1));
+	}
 	if (progress) {
 		/* [REL-11] an ACK of new data ends the backoff. */
 		tx->retries = 0;

@@ -29,6 +29,10 @@ extern "C" {
 #define MRC_SACK_WORDS		(MRC_SACK_BITS / 64)
 /* Sender slots: at most this many PSNs between snd_una and snd_nxt. */
 #define MRC_PATH_WND		256
+/* Largest gap tolerance a path adapts to after seeing reordering ([REL-8]). */
+#define MRC_PATH_REORDER_MAX	64
+/* Acked packets without a late ack after which the tolerance halves. */
+#define MRC_PATH_REORDER_DECAY	4096
 /* A PSN further than this ahead of the receiver's window is refused. */
 #define MRC_PATH_MAX_JUMP	0x100000u
 
@@ -67,9 +71,12 @@ struct mrc_path_tx {
 	u32 snd_una;		/* oldest PSN in flight (== snd_nxt if none) */
 	u32 snd_nxt;		/* next PSN to assign */
 	u32 high_acked;		/* 1 + newest PSN known received */
+	u32 cum_seen;		/* newest cum_psn heard from the receiver */
 	u32 inflight_pkts;
 	u32 inflight_bytes;
 	u32 retries;		/* consecutive RTOs without an ACK */
+	u32 reorder;		/* gap tolerance now in force, >= cfg's */
+	u32 clean_acks;		/* packets acked since the last late ack */
 	u64 srtt_ns;		/* 0: no sample yet */
 	u64 rttvar_ns;
 	u64 min_rtt_ns;

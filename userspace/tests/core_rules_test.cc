@@ -78,6 +78,7 @@ TEST(PathTx, ReorderThreshold)
 	Tx t;
 
 	t.cfg.reorder_pkts = 3;
+	mrc_path_tx_init(&t.tx, &t.cfg, 0);
 	for (uint32_t i = 0; i < 6; i++)
 		t.send(0, i);
 	t.ack(10, 0, {1, 2});
@@ -111,8 +112,33 @@ TEST(PathTx, LateAckOfLostPacket)
 	EXPECT_EQ(t.ev.n_late, 1u);
 	ASSERT_EQ(t.ev.n_acked, 1u);
 	EXPECT_EQ(t.ev.acked[0], 12u);
-	t.ack(30, 4);			// cum passing a lost PSN tells nothing
-	EXPECT_EQ(t.ev.n_acked, 0u);
+	// cum passing lost PSN 1: the receiver cannot have abandoned it
+	// (nothing 257 after it was sent), so it arrived late too
+	t.ack(30, 4);
+	EXPECT_EQ(t.ev.n_late, 1u);
+	ASSERT_EQ(t.ev.n_acked, 1u);
+	EXPECT_EQ(t.ev.acked[0], 11u);
+	// [REL-8] the path now tolerates the displacement it saw
+	EXPECT_GE(t.tx.reorder, 2u);
+}
+
+// [REL-5] a cum that may come from a slide says nothing about lost PSNs
+TEST(PathTx, SlidCumTellsNothing)
+{
+	Tx t;
+
+	t.send(0, 1);			// PSN 0
+	t.send(0, 2);			// PSN 1
+	t.ack(10, 0, {1});		// PSN 0 lost
+	ASSERT_EQ(t.ev.n_lost, 1u);
+	// the window is full with 2..257; the receiver gets 257 > cum + 256,
+	// slides past the hole at 0 and ends up with everything up to 257
+	for (uint32_t i = 2; i < 258; i++)
+		t.send(20, i);
+	EXPECT_EQ(mrc_path_tx_room(&t.tx), 0u);
+	t.ack(30, 258);
+	EXPECT_EQ(t.ev.n_acked, 256u);
+	EXPECT_EQ(t.ev.n_late, 0u);
 }
 
 // [REL-3] [REL-10] RFC 6298 estimator and backoff, [REL-11] reset on progress
