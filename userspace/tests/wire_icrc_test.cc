@@ -64,7 +64,7 @@ TEST(WireIcrc, TrailerIsBigEndianCrcOfBody)
 TEST(WireIcrc, HardwareEqualsPortable)
 {
 	std::mt19937 rng(11);
-	std::vector<u8> data(5000);
+	std::vector<u8> data(5000 + 8);
 	for (auto &b : data)
 		b = (u8)rng();
 	for (u32 align = 0; align < 8; align++)
