@@ -197,6 +197,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.alloc_ucontext = mrc_alloc_ucontext,
 	.dealloc_driver = mrc_dev_dealloc,
 	.dealloc_ucontext = mrc_dealloc_ucontext,
+	.disassociate_ucontext = mrc_disassociate_ucontext,
 	.get_hw_stats = mrc_get_hw_stats,
 	.get_link_layer = mrc_get_link_layer,
 	.get_port_immutable = mrc_get_port_immutable,
@@ -265,6 +266,15 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();
+	/*
+	 * A process posts into mapped rings and uses these write commands
+	 * only as doorbells (uAPI header); arming a CQ is REQ_NOTIFY_CQ.
+	 * ib_core's default command mask leaves all four out.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	strscpy(ibdev->node_desc, MRC_DRV_NAME, sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
 	ib_set_device_ops(ibdev, &mrc_dev_ops);
