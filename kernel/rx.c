@@ -17,6 +17,7 @@
 #include <linux/module.h>
 
 #include "metaroce.h"
+#include "stats.h"
 #include "xport.h"
 
 static atomic_long_t mrc_rx_malformed = ATOMIC_LONG_INIT(0);
@@ -57,8 +58,7 @@ static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
 	if (!skb)
 		return;
 	skb_put(skb, hlen);
-	if (!mrc_xp_seal(xp, skb, &pkt, sport, xp->dscp_ctrl, out))
-		xp->stats.naks_sent++;
+	mrc_xp_seal(xp, skb, &pkt, sport, xp->dscp_ctrl, out);
 }
 
 /* The peer broke a rule or an access failed: tell it, stop the QP. */
@@ -90,8 +90,11 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		if (!skb)
 			return;
 		skb_put(skb, hlen);
-		mrc_xp_seal(xp, skb, &pkt, xp->conn.path[ack.path_id].sport,
-			    xp->dscp_ctrl, out);
+		if (!mrc_xp_seal(xp, skb, &pkt,
+				 xp->conn.path[ack.path_id].sport,
+				 xp->dscp_ctrl, out))
+			mrc_stat_inc(to_mrc_dev(qp->ibqp.device),
+				     MRC_STAT_ACKS_SENT);
 	}
 }
 
@@ -379,14 +382,14 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	/* [PKT-16] packets of another (earlier) connection are not ours */
 	if (!xp->live || pkt->cookie != xp->qp->attr.rq_psn ||
 	    !mrc_rx_state_ok(state)) {
-		xp->stats.rx_dropped++;
+		mrc_stat_inc(to_mrc_dev(xp->qp->ibqp.device),
+			     MRC_STAT_RX_DROPPED);
 		return;
 	}
-	xp->stats.rx_pkts++;
 	switch (pkt->type) {
 	case MRC_PKT_ACK:
 		if (state != IB_QPS_RTR)
-			mrc_tx_on_ack(xp, now, pkt);
+			mrc_tx_on_ack(xp, now, pkt, out);
 		break;
 	case MRC_PKT_NAK:
 		mrc_tx_on_nak(xp, pkt);
@@ -407,6 +410,7 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 	struct sk_buff_head out;
 	struct ib_device *ibdev;
 	enum mrc_wire_reason r;
+	struct mrc_dev *dev;
 	struct mrc_pkt pkt;
 	struct mrc_qp *qp;
 	struct mrc_xp *xp;
@@ -414,8 +418,16 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 	ibdev = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_UNKNOWN);
 	if (!ibdev)
 		goto free;
-	if (ibdev->ops.owner != THIS_MODULE || skb_linearize(skb))
+	if (ibdev->ops.owner != THIS_MODULE)
 		goto put_dev;
+	dev = to_mrc_dev(ibdev);
+	mrc_stat_inc(dev, MRC_STAT_RX_PACKETS);
+	mrc_stat_add(dev, MRC_STAT_RX_BYTES, skb->len);
+	if (ce)
+		mrc_stat_inc(dev, MRC_STAT_ECN_CE);
+	/* the copies below want the payload in one piece */
+	if (skb_linearize(skb))
+		goto drop;
 	r = mrc_wire_parse(skb->data, skb->len, &pkt);
 	if (r != MRC_WIRE_OK) {
 		atomic_long_inc(&mrc_rx_malformed);
@@ -423,11 +435,11 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 				    dev_name(&ibdev->dev),
 				    mrc_wire_reason_str(r),
 				    atomic_long_read(&mrc_rx_malformed));
-		goto put_dev;
+		goto drop;
 	}
 	qp = mrc_qp_get(ibdev, pkt.dst_qpn);
 	if (!qp)
-		goto put_dev;
+		goto drop;
 	xp = mrc_xp_of(qp);
 	if (xp) {
 		__skb_queue_head_init(&out);
@@ -438,6 +450,9 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 		mrc_xp_xmit_list(xp, &out);
 	}
 	mrc_qp_put(qp);
+	goto put_dev;
+drop:
+	mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
 put_dev:
 	ib_device_put(ibdev);
 free:

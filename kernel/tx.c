@@ -13,6 +13,7 @@
  */
 
 #include "metaroce.h"
+#include "stats.h"
 #include "xport.h"
 
 static struct mrc_xp_swqe *mrc_swqe(struct mrc_xp *xp, u32 i)
@@ -335,8 +336,10 @@ static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
 	return mrc_xp_seal(xp, skb, &pkt, seg->sport, xp->dscp_data, out);
 }
 
-void mrc_tx_run(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
+void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
+		struct sk_buff_head *out)
 {
+	struct mrc_dev *dev = to_mrc_dev(xp->qp->ibqp.device);
 	struct mrc_send_wqe *wqe;
 	struct mrc_tx_seg seg;
 	u32 n = 0;
@@ -352,7 +355,9 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		mrc_tx_take(xp, wqe);
 	mrc_tx_post(xp);
 
-	while (n < MRC_XP_TX_BUDGET && mrc_conn_tx_next(&xp->conn, now, &seg)) {
+	while (n < budget && mrc_conn_tx_next(&xp->conn, now, &seg)) {
+		if (seg.flags & MRC_F_RETX)
+			mrc_stat_inc(dev, MRC_STAT_RETRANSMITS);
 		err = mrc_tx_build(xp, &seg, out);
 		if (err == -ENOMEM)
 			break;	/* the core counts it lost and resends it */
@@ -363,21 +368,26 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		}
 		n++;
 	}
-	if (n == MRC_XP_TX_BUDGET)
+	if (n == budget)
 		mrc_xp_kick(xp);
 	mrc_tx_complete(xp);
 }
 
-void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt)
+void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
+		   struct sk_buff_head *out)
 {
 	struct mrc_ack_info ack;
 
+	mrc_stat_inc(to_mrc_dev(xp->qp->ibqp.device), MRC_STAT_ACKS_RECEIVED);
 	mrc_conn_ack_from_pkt(pkt, &ack);
 	if (!mrc_conn_on_ack(&xp->conn, now, &ack))
 		return;
-	mrc_tx_complete(xp);
-	/* the windows may have opened */
-	mrc_xp_kick(xp);
+	/*
+	 * The windows may have opened: send a little right here, as TCP
+	 * does from its ACK processing; the work item takes over beyond
+	 * that budget, so softirq time stays bounded.
+	 */
+	mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);
 }
 
 void mrc_tx_on_nak(struct mrc_xp *xp, const struct mrc_pkt *pkt)
@@ -385,7 +395,6 @@ void mrc_tx_on_nak(struct mrc_xp *xp, const struct mrc_pkt *pkt)
 	enum ib_wc_status status;
 	u32 i;
 
-	xp->stats.naks_rcvd++;
 	switch (pkt->nak.code) {
 	case MRC_NAK_ACCESS:
 		status = IB_WC_REM_ACCESS_ERR;

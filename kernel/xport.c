@@ -11,7 +11,12 @@
 
 #include "metaroce.h"
 #include "net.h"
+#include "stats.h"
 #include "xport.h"
+
+/* Floors for software endpoints; see mrc_xp_connect_locked(). */
+#define MRC_XP_RTO_MIN_NS	(10 * NSEC_PER_MSEC)
+#define MRC_XP_DELAY_TARGET_NS	(10 * NSEC_PER_MSEC)
 
 static uint npaths = 4;
 module_param(npaths, uint, 0444);
@@ -72,17 +77,20 @@ void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list)
 	const struct mrc_av *av = &xp->qp->attr.av;
 	struct sk_buff *skb;
 
+	struct mrc_dev *dev = to_mrc_dev(xp->qp->ibqp.device);
+
 	while ((skb = __skb_dequeue(list))) {
 		u16 sport = MRC_XP_CB(skb)->sport;
 		u8 dscp = MRC_XP_CB(skb)->dscp;
+		unsigned int len = skb->len;
 
 		if (mrc_net_xmit(xp->net, xp->ndev, skb,
 				 (const struct sockaddr *)&av->saddr,
 				 (const struct sockaddr *)&av->daddr, sport,
 				 dscp, dscp == xp->dscp_data))
-			xp->stats.xmit_errors++;
-		else
-			xp->stats.tx_pkts++;
+			continue;
+		mrc_stat_inc(dev, MRC_STAT_TX_PACKETS);
+		mrc_stat_add(dev, MRC_STAT_TX_BYTES, len);
 	}
 }
 
@@ -132,7 +140,7 @@ static void mrc_xp_work(struct work_struct *w)
 		xp->timer_at = 0;
 	if (mrc_conn_deadline(&xp->conn) <= now)
 		mrc_conn_on_timer(&xp->conn, now);
-	mrc_tx_run(xp, now, &out);
+	mrc_tx_run(xp, now, MRC_XP_TX_BUDGET, &out);
 	mrc_rx_acks(xp, now, &out);
 	mrc_rx_complete(xp);
 	mrc_xp_arm_timer(xp);
@@ -203,6 +211,21 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	cfg.tx_isn = a->sq_psn;
 	cfg.rx_isn = a->rq_psn;
 	cfg.retry_limit = a->retry_cnt;
+	/*
+	 * A software endpoint is scheduled, not clocked: a peer that waits
+	 * a few milliseconds for a CPU is not a lost packet.
+	 */
+	cfg.path.rto_min_ns = max_t(u64, cfg.path.rto_min_ns,
+				    MRC_XP_RTO_MIN_NS);
+	cfg.path.rto_init_ns = max_t(u64, cfg.path.rto_init_ns,
+				     cfg.path.rto_min_ns);
+	/*
+	 * [CC-6] reads RTT growth as queueing; a software endpoint's RTT
+	 * swings by milliseconds with scheduling alone, which would keep
+	 * every window at its floor.
+	 */
+	cfg.cc.delay_target_ns = max_t(u64, cfg.cc.delay_target_ns,
+				       MRC_XP_DELAY_TARGET_NS);
 	cfg.seed = get_random_u64();
 	xp->dest_qpn = a->dest_qp_num;
 	if (!mrc_conn_init(&xp->conn, &cfg, now))

@@ -49,6 +49,8 @@ struct mrc_net;
 #define MRC_XP_RESP		128
 /* Packets one run of the send engine builds before it yields. */
 #define MRC_XP_TX_BUDGET	64
+/* ... and when an ACK runs it in softirq. */
+#define MRC_XP_RX_TX_BUDGET	16
 /* Core message cookies with this bit name a response, else a WQE. */
 #define MRC_XP_COOKIE_RESP	BIT_ULL(63)
 
@@ -93,16 +95,6 @@ struct mrc_xp_rmsg {
 	bool bad;		/* the message cannot complete successfully */
 };
 
-struct mrc_xp_stats {
-	u64 tx_pkts;
-	u64 rx_pkts;
-	u64 rx_malformed;
-	u64 rx_dropped;
-	u64 naks_sent;
-	u64 naks_rcvd;
-	u64 xmit_errors;
-};
-
 struct mrc_xp {
 	struct mrc_qp *qp;
 	struct mrc_net *net;
@@ -139,7 +131,6 @@ struct mrc_xp {
 	struct mrc_recv_wqe *rwqe[MRC_CONN_MSGS];
 	struct mrc_xp_rmsg rmsg[MRC_CONN_MSGS];
 
-	struct mrc_xp_stats stats;
 	struct mrc_conn conn;		/* large; last */
 };
 
@@ -159,8 +150,10 @@ int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out);
 
 /* tx.c, all with xp->lock held */
-void mrc_tx_run(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
-void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt);
+void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
+		struct sk_buff_head *out);
+void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
+		   struct sk_buff_head *out);
 void mrc_tx_on_nak(struct mrc_xp *xp, const struct mrc_pkt *pkt);
 void mrc_tx_complete(struct mrc_xp *xp);
 void mrc_tx_flush(struct mrc_xp *xp);
