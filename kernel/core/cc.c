@@ -129,9 +129,11 @@ static void conn_round_end(struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg,
 	 * [CC-5] the connection window reacts only to congestion its paths
 	 * share (marks on at least half of them, e.g. the receiver's link);
 	 * a mark on one path is that path's business and the scheduler
-	 * steers around it.
+	 * steers around it. A round that heard from one path only of several
+	 * cannot tell the two apart.
 	 */
-	if (c->r_marked && 2 * marked >= active) {
+	if (c->r_marked && 2 * marked >= active &&
+	    active >= mrc_min_u32(c->npaths, 2)) {
 		u32 base = mrc_min_u32(c->cwnd, mrc_max_u32(inflight, cfg->mss));
 
 		c->cwnd = ecn_cut(base, c->alpha, cfg->min_cwnd);

@@ -69,6 +69,7 @@ struct mrc_cc_conn {
 	u32 r_marked;
 	u32 marked_paths;	/* bitmask: paths that saw a mark this round */
 	u32 active_paths;	/* bitmask: paths acked this round */
+	u32 npaths;		/* paths of the connection; 0: unknown */
 	u64 round_start;
 	u64 min_rtt_ns;
 	u64 hint_bps;		/* receiver's fair share, bytes/s; 0: none */

@@ -254,3 +254,40 @@ TEST(ConnProperty, InPathReorderAdapts)
 		EXPECT_LE(resent, 0.01);
 	}
 }
+
+// [CC-4] [CC-5] [PATH-5] [PATH-6] a route that marks ECN (a hot link on
+// one ECMP route): the path on it is trimmed and marked congested, the
+// others take its traffic, the connection window is not cut for it, and
+// goodput stays at the link rate.
+TEST(ConnProperty, HotRouteSteersTraffic)
+{
+	mrcsim::LinkCfg link;
+	mrcsim::Workload wl;
+
+	wl.streams = 2;
+	wl.min_len = wl.max_len = 1024 * 1024;
+	wl.outstanding = 8;
+	wl.messages = scaled(120);
+	mrcsim::Sim sim(make_cfg(4, 2, 4096), link, wl, 11);
+	uint32_t hot = sim.sender()->path[0].sport % link.routes;
+
+	for (uint32_t i = 1; i < 4; i++)
+		ASSERT_NE(sim.sender()->path[i].sport % link.routes, hot)
+			<< "pick another seed: two paths share the hot route";
+	sim.set_hot_route((int)hot, 0.3);
+	bool ok = sim.run(60ull * 1000000000);
+	expect_clean(sim, ok, "hot");
+
+	const mrc_conn *a = sim.sender();
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < 4; i++)
+		total += a->path[i].tx.sent_pkts;
+	double share = (double)a->path[0].tx.sent_pkts / (double)total;
+	double gp = (double)sim.stats().bytes_rx / (double)sim.stats().end_ns;
+
+	printf("[          ] hot route (30%% CE): its path carried %.1f%% of packets, goodput %.3f GB/s, conn cuts %llu\n",
+	       100 * share, gp, (unsigned long long)a->cc.decreases);
+	EXPECT_LT(share, 0.10);
+	EXPECT_GE(gp, 0.95 * 1.218);
+	EXPECT_EQ(a->cc.decreases, 0u);
+}

@@ -65,6 +65,10 @@ void Sim::transmit(bool to_b, uint16_t sport, uint32_t bytes, Pkt p)
 	busy = depart;
 	p.to_b = to_b;
 	p.ce = !p.is_ack && link_.ecn_bytes && queued > link_.ecn_bytes;
+	if (!p.is_ack && link_.hot_route >= 0 &&
+	    sport % link_.routes == (uint32_t)link_.hot_route &&
+	    uniform() < link_.hot_mark)
+		p.ce = true;
 	st_.ce_marked += p.ce;
 	if (route_down(sport, now_)) {
 		st_.outage_drops++;

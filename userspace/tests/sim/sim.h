@@ -37,6 +37,8 @@ struct LinkCfg {
 	uint64_t reorder_ns = 30000;
 	uint32_t ecn_bytes = 0;		// mark CE above this queue depth; 0 = off
 	uint32_t routes = 16;		// route = sport % routes
+	int hot_route = -1;		// a congested route: marks CE on data
+	double hot_mark = 0;		// with this probability
 };
 
 struct Outage {
@@ -69,6 +71,11 @@ public:
 	~Sim();
 
 	void add_outage(const Outage &o) { outages_.push_back(o); }
+	void set_hot_route(int route, double mark)
+	{
+		link_.hot_route = route;
+		link_.hot_mark = mark;
+	}
 	// Run until every message completed at both ends, an error is
 	// found, or virtual time passes limit_ns. Returns true if all done.
 	bool run(uint64_t limit_ns);
