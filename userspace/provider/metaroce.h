@@ -6,11 +6,13 @@
 #ifndef MRC_PROVIDER_H
 #define MRC_PROVIDER_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "abi/ibverbs-private-34.h"
 #include "uapi/metaroce-abi.h"
+#include "ring.h"
 
 /* The kernel ABI versions this build of the provider speaks, inclusive. */
 #define MRC_PROVIDER_ABI_MIN METAROCE_ABI_VERSION
@@ -42,6 +44,65 @@ static inline struct mrc_context *to_mctx(struct ibv_context *ibctx)
 	return mrc_container_of(ibctx, struct mrc_context, vctx.context);
 }
 
+/* The largest message the kernel accepts (2 GiB, as its MRC_MAX_MSG_SIZE). */
+#define MRC_MAX_MSG_SIZE 0x80000000ULL
+
+/*
+ * The kernel fills CQ slots from its struct ib_wc, whose flag bits 2 and 3
+ * (IB_WC_WITH_INVALIDATE, IB_WC_IP_CSUM_OK) are swapped against libibverbs'.
+ */
+#define MRC_KWC_WITH_INVALIDATE (1U << 2)
+#define MRC_KWC_IP_CSUM_OK (1U << 3)
+
+struct mrc_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;	/* pollers of this CQ */
+	struct mrc_ring ring;		/* mine = consumer index */
+};
+
+struct mrc_srq {
+	struct verbs_srq vsrq;
+	pthread_spinlock_t lock;	/* posters */
+	struct mrc_ring ring;		/* mine = producer index */
+	uint64_t recv_wrs;
+};
+
+struct mrc_qp {
+	struct verbs_qp vqp;
+	pthread_spinlock_t sq_lock;	/* posters, and wr_start..wr_complete */
+	pthread_spinlock_t rq_lock;
+	struct mrc_ring sq;
+	struct mrc_ring rq;		/* hdr NULL on an SRQ */
+	uint32_t max_inline;
+	struct {			/* the ibv_wr_*() batch, under sq_lock */
+		struct metaroce_send_wqe *cur;
+		uint32_t count;
+		uint32_t room;
+		int err;
+	} wr;
+	struct {			/* MRC_PROVIDER_STATS=1 prints them */
+		uint64_t send_wrs;
+		uint64_t recv_wrs;
+		uint64_t sq_doorbells;	/* system calls on the send side */
+		uint64_t rq_doorbells;
+	} stats;
+};
+
+static inline struct mrc_cq *to_mcq(struct ibv_cq *ibcq)
+{
+	return mrc_container_of(ibcq, struct mrc_cq, vcq.cq);
+}
+
+static inline struct mrc_qp *to_mqp(struct ibv_qp *ibqp)
+{
+	return mrc_container_of(ibqp, struct mrc_qp, vqp.qp);
+}
+
+static inline struct mrc_srq *to_msrq(struct ibv_srq *ibsrq)
+{
+	return mrc_container_of(ibsrq, struct mrc_srq, vsrq.srq);
+}
+
 /* A driver command with no driver data in that direction. */
 struct mrc_empty {};
 
@@ -61,5 +122,53 @@ void mrc_free_context(struct ibv_context *ibctx);
 
 /* verbs.c */
 extern const struct verbs_context_ops mrc_context_ops;
+
+/* wqe.c: pure, host-tested */
+uint32_t mrc_slot_max_sge(uint32_t slot_size, size_t hdr);
+void mrc_send_wqe_header(struct metaroce_send_wqe *w, uint64_t wr_id,
+			 enum ibv_wr_opcode opcode, unsigned int send_flags);
+int mrc_send_wqe_build(void *slot, uint32_t slot_size, uint32_t max_inline,
+		       enum ibv_qp_type type, const struct ibv_send_wr *wr);
+int mrc_recv_wqe_build(void *slot, uint32_t slot_size,
+		       const struct ibv_recv_wr *wr);
+void mrc_wc_from_uverbs(struct ibv_wc *wc, const struct ib_uverbs_wc *u);
+
+/* cq.c */
+struct ibv_cq *mrc_create_cq(struct ibv_context *ibctx, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector);
+int mrc_destroy_cq(struct ibv_cq *ibcq);
+int mrc_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int mrc_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+
+/* qp.c */
+struct ibv_qp *mrc_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
+				struct ibv_qp_init_attr_ex *attr);
+int mrc_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
+int mrc_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+		 struct ibv_qp_init_attr *init);
+int mrc_destroy_qp(struct ibv_qp *ibqp);
+int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr);
+int mrc_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr);
+int mrc_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+/* installs the ibv_wr_*() entry points for @ops (IBV_QP_EX_WITH_*) */
+void mrc_qp_set_wr_ops(struct mrc_qp *qp, uint64_t ops);
+
+/* srq.c */
+struct ibv_srq *mrc_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *attr);
+int mrc_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask);
+int mrc_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int mrc_destroy_srq(struct ibv_srq *ibsrq);
+
+/* mr.c */
+struct ibv_mr *mrc_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			  uint64_t hca_va, int access);
+int mrc_dereg_mr(struct verbs_mr *vmr);
+struct ibv_ah *mrc_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int mrc_destroy_ah(struct ibv_ah *ah);
 
 #endif /* MRC_PROVIDER_H */

@@ -3,8 +3,8 @@
  * The control verbs the provider implements so far. They are thin: the
  * kernel owns every object and answers through the generic uverbs commands.
  * Operations left NULL in mrc_context_ops fall back to libibverbs' dummies,
- * which fail cleanly with EOPNOTSUPP; the data path (queues mmap'ed from the
- * kernel, doorbells, CQ polling) is added by the RC data path work.
+ * which fail cleanly with EOPNOTSUPP (memory windows, XRC, flows, DM...).
+ * The data path lives in cq.c, qp.c, srq.c and wqe.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -80,8 +80,28 @@ static int mrc_dealloc_pd(struct ibv_pd *pd)
 
 const struct verbs_context_ops mrc_context_ops = {
 	.alloc_pd = mrc_alloc_pd,
+	.create_ah = mrc_create_ah,
+	.create_cq = mrc_create_cq,
+	.create_qp = mrc_create_qp,
+	.create_qp_ex = mrc_create_qp_ex,
+	.create_srq = mrc_create_srq,
 	.dealloc_pd = mrc_dealloc_pd,
+	.dereg_mr = mrc_dereg_mr,
+	.destroy_ah = mrc_destroy_ah,
+	.destroy_cq = mrc_destroy_cq,
+	.destroy_qp = mrc_destroy_qp,
+	.destroy_srq = mrc_destroy_srq,
 	.free_context = mrc_free_context,
+	.modify_qp = mrc_modify_qp,
+	.modify_srq = mrc_modify_srq,
+	.poll_cq = mrc_poll_cq,
+	.post_recv = mrc_post_recv,
+	.post_send = mrc_post_send,
+	.post_srq_recv = mrc_post_srq_recv,
 	.query_device_ex = mrc_query_device_ex,
 	.query_port = mrc_query_port,
+	.query_qp = mrc_query_qp,
+	.query_srq = mrc_query_srq,
+	.reg_mr = mrc_reg_mr,
+	.req_notify_cq = mrc_req_notify_cq,
 };

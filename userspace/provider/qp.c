@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs. The kernel creates the QP and hands us two rings to fill
+ * (send and, without an SRQ, receive; uAPI header). Posting writes WQEs
+ * into the next free slots, publishes the producer index and rings the
+ * doorbell (a uverbs POST_SEND / POST_RECV with no work request) only
+ * when the kernel asked for it with METAROCE_QUEUE_NEED_WAKEUP; the
+ * kernel reads the ring itself otherwise.
+ *
+ * Both the classic ibv_post_send() and the ibv_wr_*() API (ibv_qp_ex,
+ * which perftest uses by default) write the same slots.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metaroce.h"
+
+MRC_DRV_CMD(mrc_create_qp, ibv_create_qp, ib_uverbs_create_qp_resp,
+	    mrc_empty, metaroce_create_qp_resp);
+MRC_DRV_CMD(mrc_create_qp_ex, ibv_create_qp_ex, ib_uverbs_ex_create_qp_resp,
+	    mrc_empty, metaroce_create_qp_resp);
+
+/* --- doorbells and the provider's counters --------------------------------- */
+
+static void mrc_sq_doorbell(struct mrc_qp *qp)
+{
+	struct ibv_send_wr *bad;
+
+	__atomic_fetch_add(&qp->stats.sq_doorbells, 1, __ATOMIC_RELAXED);
+	/* the WQEs are published already; a failed doorbell leaves them for
+	 * the kernel's next look (or the flush), like a lost MMIO write */
+	(void)ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+}
+
+static void mrc_rq_doorbell(struct mrc_qp *qp)
+{
+	struct ibv_recv_wr *bad;
+
+	__atomic_fetch_add(&qp->stats.rq_doorbells, 1, __ATOMIC_RELAXED);
+	(void)ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
+}
+
+/* MRC_PROVIDER_STATS=1: one line per QP at destroy, for syscall counting. */
+static void mrc_qp_report(struct mrc_qp *qp)
+{
+	const char *e = getenv("MRC_PROVIDER_STATS");
+
+	if (!e || !*e || *e == '0')
+		return;
+	fprintf(stderr,
+		"libmetaroce: qp %u: send wrs %llu doorbells %llu, recv wrs %llu doorbells %llu\n",
+		qp->vqp.qp.qp_num, (unsigned long long)qp->stats.send_wrs,
+		(unsigned long long)qp->stats.sq_doorbells,
+		(unsigned long long)qp->stats.recv_wrs,
+		(unsigned long long)qp->stats.rq_doorbells);
+}
+
+/* --- post_send / post_recv -------------------------------------------------- */
+
+int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	struct mrc_qp *qp = to_mqp(ibqp);
+	struct mrc_ring *r = &qp->sq;
+	uint32_t room, n = 0;
+	int err = 0, ring = 0;
+
+	pthread_spin_lock(&qp->sq_lock);
+	room = mrc_ring_room(r);
+	for (; wr; wr = wr->next, n++) {
+		if (n == room) {
+			err = ENOMEM;
+			break;
+		}
+		err = mrc_send_wqe_build(mrc_ring_slot(r, r->mine + n),
+					 r->slot_size, qp->max_inline,
+					 ibqp->qp_type, wr);
+		if (err)
+			break;
+	}
+	if (n) {
+		r->mine += n;
+		qp->stats.send_wrs += n;
+		ring = mrc_ring_publish_needs_wakeup(r);
+	}
+	pthread_spin_unlock(&qp->sq_lock);
+	if (ring)
+		mrc_sq_doorbell(qp);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+static int mrc_post_recv_ring(struct mrc_ring *r, pthread_spinlock_t *lock,
+			      uint64_t *count, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr, int *ring)
+{
+	uint32_t room, n = 0;
+	int err = 0;
+
+	*ring = 0;
+	pthread_spin_lock(lock);
+	room = mrc_ring_room(r);
+	for (; wr; wr = wr->next, n++) {
+		if (n == room) {
+			err = ENOMEM;
+			break;
+		}
+		err = mrc_recv_wqe_build(mrc_ring_slot(r, r->mine + n),
+					 r->slot_size, wr);
+		if (err)
+			break;
+	}
+	if (n) {
+		r->mine += n;
+		*count += n;
+		*ring = mrc_ring_publish_needs_wakeup(r);
+	}
+	pthread_spin_unlock(lock);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int mrc_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr)
+{
+	struct mrc_qp *qp = to_mqp(ibqp);
+	int err, ring;
+
+	if (!qp->rq.hdr) {	/* on an SRQ */
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	err = mrc_post_recv_ring(&qp->rq, &qp->rq_lock, &qp->stats.recv_wrs,
+				 wr, bad_wr, &ring);
+	if (ring)
+		mrc_rq_doorbell(qp);
+	return err;
+}
+
+int mrc_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr)
+{
+	struct mrc_srq *srq = to_msrq(ibsrq);
+	struct ibv_recv_wr *bad;
+	int err, ring;
+
+	err = mrc_post_recv_ring(&srq->ring, &srq->lock, &srq->recv_wrs, wr,
+				 bad_wr, &ring);
+	if (ring)
+		(void)ibv_cmd_post_srq_recv(ibsrq, NULL, &bad);
+	return err;
+}
+
+/* --- the ibv_wr_*() API ------------------------------------------------------ */
+
+/*
+ * wr_start takes the send lock and wr_complete (or wr_abort) drops it;
+ * every builder in between opens the next slot after the last one. Errors
+ * are sticky: wr_complete reports the first and publishes nothing.
+ */
+static inline struct mrc_qp *qpx_to_mqp(struct ibv_qp_ex *qpx)
+{
+	return mrc_container_of(qpx, struct mrc_qp, vqp.qp_ex);
+}
+
+static void mrc_wr_start(struct ibv_qp_ex *qpx)
+{
+	struct mrc_qp *qp = qpx_to_mqp(qpx);
+
+	pthread_spin_lock(&qp->sq_lock);
+	qp->wr.count = 0;
+	qp->wr.err = 0;
+	qp->wr.cur = NULL;
+	qp->wr.room = mrc_ring_room(&qp->sq);
+}
+
+static int mrc_wr_complete(struct ibv_qp_ex *qpx)
+{
+	struct mrc_qp *qp = qpx_to_mqp(qpx);
+	int err = qp->wr.err, ring = 0;
+
+	if (!err && qp->wr.count) {
+		qp->sq.mine += qp->wr.count;
+		qp->stats.send_wrs += qp->wr.count;
+		ring = mrc_ring_publish_needs_wakeup(&qp->sq);
+	}
+	qp->wr.cur = NULL;
+	pthread_spin_unlock(&qp->sq_lock);
+	if (ring)
+		mrc_sq_doorbell(qp);
+	return err;
+}
+
+static void mrc_wr_abort(struct ibv_qp_ex *qpx)
+{
+	struct mrc_qp *qp = qpx_to_mqp(qpx);
+
+	qp->wr.cur = NULL;
+	pthread_spin_unlock(&qp->sq_lock);
+}
+
+/* Opens the next slot for @opcode; NULL (and a sticky error) when it can't. */
+static struct metaroce_send_wqe *mrc_wr_open(struct mrc_qp *qp,
+					     enum ibv_wr_opcode opcode)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct metaroce_send_wqe *w;
+
+	qp->wr.cur = NULL;
+	if (qp->wr.err)
+		return NULL;
+	if (qp->wr.count == qp->wr.room) {
+		qp->wr.err = ENOMEM;
+		return NULL;
+	}
+	w = mrc_ring_slot(&qp->sq, qp->sq.mine + qp->wr.count++);
+	mrc_send_wqe_header(w, qpx->wr_id, opcode, qpx->wr_flags);
+	w->send_flags &= ~IBV_SEND_INLINE;	/* set by wr_set_inline_data */
+	qp->wr.cur = w;
+	return w;
+}
+
+static void mrc_wr_send(struct ibv_qp_ex *qpx)
+{
+	mrc_wr_open(qpx_to_mqp(qpx), IBV_WR_SEND);
+}
+
+static void mrc_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
+{
+	struct metaroce_send_wqe *w;
+
+	w = mrc_wr_open(qpx_to_mqp(qpx), IBV_WR_SEND_WITH_IMM);
+	if (w)
+		w->ex.imm_data = imm;
+}
+
+static void mrc_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
+{
+	struct metaroce_send_wqe *w;
+
+	w = mrc_wr_open(qpx_to_mqp(qpx), IBV_WR_SEND_WITH_INV);
+	if (w)
+		w->ex.invalidate_rkey = rkey;
+}
+
+static void mrc_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
+			uint32_t rkey, uint64_t raddr, __be32 imm)
+{
+	struct metaroce_send_wqe *w;
+
+	w = mrc_wr_open(qpx_to_mqp(qpx), op);
+	if (!w)
+		return;
+	w->wr.rdma.remote_addr = raddr;
+	w->wr.rdma.rkey = rkey;
+	w->ex.imm_data = imm;
+}
+
+static void mrc_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			      uint64_t raddr)
+{
+	mrc_wr_rdma(qpx, IBV_WR_RDMA_WRITE, rkey, raddr, 0);
+}
+
+static void mrc_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t raddr, __be32 imm)
+{
+	mrc_wr_rdma(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, raddr, imm);
+}
+
+static void mrc_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			     uint64_t raddr)
+{
+	mrc_wr_rdma(qpx, IBV_WR_RDMA_READ, rkey, raddr, 0);
+}
+
+static void mrc_wr_atomic(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
+			  uint32_t rkey, uint64_t raddr, uint64_t compare_add,
+			  uint64_t swap)
+{
+	struct mrc_qp *qp = qpx_to_mqp(qpx);
+	struct metaroce_send_wqe *w;
+
+	if (raddr & 7) {
+		if (!qp->wr.err)
+			qp->wr.err = EINVAL;
+		qp->wr.cur = NULL;
+		return;
+	}
+	w = mrc_wr_open(qp, op);
+	if (!w)
+		return;
+	w->wr.atomic.remote_addr = raddr;
+	w->wr.atomic.compare_add = compare_add;
+	w->wr.atomic.swap = swap;
+	w->wr.atomic.rkey = rkey;
+}
+
+static void mrc_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t raddr, uint64_t compare,
+				  uint64_t swap)
+{
+	mrc_wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, raddr, compare,
+		      swap);
+}
+
+static void mrc_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				    uint64_t raddr, uint64_t add)
+{
+	mrc_wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, raddr, add, 0);
+}
+
+static void mrc_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num,
+				const struct ibv_sge *list)
+{
+	struct mrc_qp *qp = qpx_to_mqp(qpx);
+	struct metaroce_send_wqe *w = qp->wr.cur;
+	struct metaroce_sge *sge;
+	size_t i;
+
+	if (!w)
+		return;
+	if (num > mrc_slot_max_sge(qp->sq.slot_size, sizeof(*w))) {
+		qp->wr.err = EINVAL;
+		qp->wr.cur = NULL;
+		return;
+	}
+	sge = (struct metaroce_sge *)(w + 1);
+	for (i = 0; i < num; i++) {
+		sge[i].addr = list[i].addr;
+		sge[i].length = list[i].length;
+		sge[i].lkey = list[i].lkey;
+	}
+	w->num_sge = (uint32_t)num;
+	w->send_flags &= ~IBV_SEND_INLINE;
+}
+
+static void mrc_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
+			   uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	mrc_wr_set_sge_list(qpx, 1, &sge);
+}
+
+static void mrc_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num,
+					const struct ibv_data_buf *list)
+{
+	struct mrc_qp *qp = qpx_to_mqp(qpx);
+	struct metaroce_send_wqe *w = qp->wr.cur;
+	uint32_t room, total = 0;
+	size_t i;
+
+	if (!w)
+		return;
+	room = qp->sq.slot_size - (uint32_t)sizeof(*w);
+	if (room > qp->max_inline)
+		room = qp->max_inline;
+	for (i = 0; i < num; i++) {
+		if (list[i].length > room - total) {
+			qp->wr.err = EINVAL;
+			qp->wr.cur = NULL;
+			return;
+		}
+		memcpy((uint8_t *)(w + 1) + total, list[i].addr,
+		       list[i].length);
+		total += (uint32_t)list[i].length;
+	}
+	w->length = total;
+	w->num_sge = 0;
+	w->send_flags |= IBV_SEND_INLINE;
+}
+
+static void mrc_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
+				   size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	mrc_wr_set_inline_data_list(qpx, 1, &buf);
+}
+
+/* What the kernel executes for a process, per transport (no MW, no LSO). */
+#define MRC_RC_SEND_OPS                                                        \
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |      \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                  \
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |        \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV)
+#define MRC_UC_SEND_OPS                                                        \
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |      \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+
+void mrc_qp_set_wr_ops(struct mrc_qp *qp, uint64_t ops)
+{
+	struct ibv_qp_ex *x = &qp->vqp.qp_ex;
+
+	if (ops & IBV_QP_EX_WITH_SEND)
+		x->wr_send = mrc_wr_send;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
+		x->wr_send_imm = mrc_wr_send_imm;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		x->wr_send_inv = mrc_wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
+		x->wr_rdma_write = mrc_wr_rdma_write;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		x->wr_rdma_write_imm = mrc_wr_rdma_write_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_READ)
+		x->wr_rdma_read = mrc_wr_rdma_read;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		x->wr_atomic_cmp_swp = mrc_wr_atomic_cmp_swp;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		x->wr_atomic_fetch_add = mrc_wr_atomic_fetch_add;
+	x->wr_set_sge = mrc_wr_set_sge;
+	x->wr_set_sge_list = mrc_wr_set_sge_list;
+	x->wr_set_inline_data = mrc_wr_set_inline_data;
+	x->wr_set_inline_data_list = mrc_wr_set_inline_data_list;
+	x->wr_start = mrc_wr_start;
+	x->wr_complete = mrc_wr_complete;
+	x->wr_abort = mrc_wr_abort;
+}
+
+/* --- create / modify / query / destroy --------------------------------------- */
+
+static int mrc_qp_map(struct mrc_qp *qp, int cmd_fd,
+		      const struct metaroce_create_qp_resp *r, int has_srq)
+{
+	int err;
+
+	err = mrc_ring_map(&qp->sq, cmd_fd, &r->sq,
+			   sizeof(struct metaroce_send_wqe));
+	if (err)
+		return err;
+	if (!has_srq) {
+		err = mrc_ring_map(&qp->rq, cmd_fd, &r->rq,
+				   sizeof(struct metaroce_recv_wqe));
+		if (err) {
+			mrc_ring_unmap(&qp->sq);
+			return err;
+		}
+	}
+	qp->max_inline = r->max_inline;
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+static void mrc_qp_free(struct mrc_qp *qp)
+{
+	mrc_ring_unmap(&qp->sq);
+	mrc_ring_unmap(&qp->rq);
+	pthread_spin_destroy(&qp->sq_lock);
+	pthread_spin_destroy(&qp->rq_lock);
+	free(qp);
+}
+
+struct ibv_qp *mrc_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct mrc_create_qp_resp resp;
+	struct mrc_create_qp cmd;
+	struct mrc_qp *qp;
+	int err;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto fail;
+	err = mrc_qp_map(qp, pd->context->cmd_fd, &resp.drv_payload,
+			 attr->srq != NULL);
+	if (err) {
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		goto fail;
+	}
+	return &qp->vqp.qp;
+
+fail:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
+				struct ibv_qp_init_attr_ex *attr)
+{
+	struct mrc_create_qp_ex_resp resp;
+	struct mrc_create_qp_ex cmd;
+	uint64_t ops = 0;
+	struct mrc_qp *qp;
+	int err;
+
+	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+				IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		uint64_t ok = attr->qp_type == IBV_QPT_RC ? MRC_RC_SEND_OPS :
+			      attr->qp_type == IBV_QPT_UC ? MRC_UC_SEND_OPS : 0;
+
+		ops = attr->send_ops_flags;
+		if (ops & ~ok) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		mrc_qp_set_wr_ops(qp, ops);
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	err = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto fail;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	err = mrc_qp_map(qp, ibctx->cmd_fd, &resp.drv_payload,
+			 attr->srq != NULL);
+	if (err) {
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		goto fail;
+	}
+	return &qp->vqp.qp;
+
+fail:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+int mrc_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
+{
+	struct ibv_modify_qp cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_modify_qp(qp, attr, mask, &cmd, sizeof(cmd));
+}
+
+int mrc_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+		 struct ibv_qp_init_attr *init)
+{
+	struct ibv_query_qp cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_query_qp(qp, attr, mask, init, &cmd, sizeof(cmd));
+}
+
+int mrc_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct mrc_qp *qp = to_mqp(ibqp);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err)
+		return err;
+	mrc_qp_report(qp);
+	mrc_qp_free(qp);
+	return 0;
+}
