@@ -3,6 +3,7 @@
 #   make            build the module and the userspace (calls `make deps` when needed)
 #   make deps       install build/test dependencies and the pinned guest kernel
 #   make test       every test but the long ones; ends with "N passed, N failed"
+#   make test-long  the long runs (full-scale property tests, selftests/long/)
 #   make demo       boot the two-VM bed and show metaroce at work
 #
 # Test results: each suite writes lines "ok <name>" or "fail <name>" into
@@ -28,6 +29,18 @@ test: deps-check
 	$(MAKE) --no-print-directory test-kunit TALLY_SKIP=1 || rc=1; \
 	$(MAKE) --no-print-directory test-bed TALLY_SKIP=1 || rc=1; \
 	$(TALLY) $(RESULTS)/*.results || rc=1; \
+	exit $$rc
+
+# Runs too long for CI: the property tests at full scale and the bed cases in
+# selftests/long/ (if any).
+test-long: deps-check
+	@mkdir -p $(RESULTS) && rm -f $(RESULTS)/unit-long.results $(RESULTS)/bed-long.results
+	@rc=0; \
+	$(MAKE) --no-print-directory test-unit-long TALLY_SKIP=1 || rc=1; \
+	if ls $(TOP)/selftests/long/*.sh >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory test-bed-long TALLY_SKIP=1 || rc=1; \
+	fi; \
+	$(TALLY) $(RESULTS)/unit-long.results $(RESULTS)/bed-long.results || rc=1; \
 	exit $$rc
 
 clean:

@@ -6,6 +6,7 @@
 #                          BED_CASES="selftests/cases/10-link-add-show.sh ..."
 #                          BED_UP_ARGS="--links 4 --mtu 9000"
 #                          BED_CASE_TIMEOUT=300 (s per case)
+#   make test-bed-long   the same for selftests/long/*.sh (part of make test-long)
 #   make bed-up          boot the bed (BED_UP_ARGS) and leave it up
 #   make bed-shell       interactive shell in guest a (VM=b for b)
 #   make bed-status / bed-down
@@ -19,11 +20,17 @@ VM           ?= a
 # The bed reads the pinned kernel from here (it derives it itself when run alone).
 export KVER GUEST_KDIR
 
-.PHONY: test-bed bed-up bed-down bed-shell bed-status demo
+.PHONY: test-bed test-bed-long bed-up bed-down bed-shell bed-status demo
 
 test-bed: deps-check module userspace
 	@mkdir -p $(RESULTS)
 	@RESULTS=$(RESULTS) BED_UP_ARGS="$(BED_UP_ARGS)" $(TOP)/selftests/run-bed $(BED_CASES)
+
+# The bed cases too long for CI (make test-long), results in bed-long.results.
+test-bed-long: deps-check module userspace
+	@mkdir -p $(RESULTS)
+	@RESULTS=$(RESULTS) BED_SUITE=bed-long BED_UP_ARGS="$(BED_UP_ARGS)" \
+		$(TOP)/selftests/run-bed $(or $(BED_CASES),$(wildcard $(TOP)/selftests/long/*.sh))
 
 bed-up: deps-check module userspace
 	@$(BED) up $(BED_UP_ARGS)
