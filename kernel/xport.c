@@ -274,9 +274,27 @@ static void mrc_xp_modified(struct mrc_qp *qp, int mask, enum ib_qp_state old)
 static void mrc_xp_send_posted(struct mrc_qp *qp)
 {
 	struct mrc_xp *xp = mrc_xp_of(qp);
+	struct sk_buff_head out;
 
-	if (xp)
+	if (!xp)
+		return;
+	/*
+	 * Send the first packets in the poster's context, saving a work
+	 * item wakeup per post (latency). Not from hard irq or with irqs
+	 * off, and only with trylock: a completion handler that posts runs
+	 * under xp->lock already.
+	 */
+	if (in_hardirq() || irqs_disabled() || !spin_trylock_bh(&xp->lock)) {
 		mrc_xp_kick(xp);
+		return;
+	}
+	__skb_queue_head_init(&out);
+	if (xp->live && !xp->dead) {
+		mrc_tx_run(xp, ktime_get_ns(), MRC_XP_RX_TX_BUDGET, &out);
+		mrc_xp_arm_timer(xp);
+	}
+	spin_unlock_bh(&xp->lock);
+	mrc_xp_xmit_list(xp, &out);
 }
 
 static void mrc_xp_destroy(struct mrc_qp *qp)
