@@ -4,14 +4,15 @@
  * Documentation/protocol/paths.rst.
  */
 #include "sched.h"
+#include "wire.h"
 
 /* RTT assumed for a path without a sample yet, for its weight only. */
 #define UNSAMPLED_RTT_NS	100000ull
 
 void mrc_sched_cfg_default(struct mrc_sched_cfg *cfg)
 {
-	cfg->sport_min = 49152;
-	cfg->sport_max = 65535;
+	cfg->sport_min = MRC_WIRE_SPORT_MIN;
+	cfg->sport_max = MRC_WIRE_SPORT_MAX;
 	cfg->fail_rtos = 3;
 	cfg->fail_hold_ns = 10000000;	/* 10 ms */
 }

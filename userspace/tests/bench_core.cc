@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <memory>
 #include <random>
+#include "sim/loopback.h"
 
 extern "C" {
 #include "core/conn.h"
@@ -183,18 +184,8 @@ void BM_Loop(benchmark::State &state)
 		}
 		pkts++;
 		if (loss == 0 || uni(rng) >= loss) {
-			mrc_rx_seg s = {};
+			mrc_rx_seg s = mrcsim::rx_of(t);
 
-			s.psn = t.psn;
-			s.msn = t.msn;
-			s.ssn = t.ssn;
-			s.tsval = t.tsval;
-			s.offset = t.offset;
-			s.len = t.len;
-			s.total_len = t.total_len;
-			s.stream = t.stream;
-			s.flags = t.flags;
-			s.path_id = t.path_id;
 			mrc_conn_rx_data(b.get(), now, &s, &share);
 			while (mrc_conn_rx_poll(b.get(), &done))
 				;

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "sim/loopback.h"
+
 extern "C" {
 #include "core/conn.h"
 }
@@ -354,22 +356,7 @@ struct Pair {
 		mrc_conn_init(a.get(), &cfg, 0);
 		mrc_conn_init(b.get(), &cfg, 0);
 	}
-	static mrc_rx_seg rx_of(const mrc_tx_seg &t)
-	{
-		mrc_rx_seg s = {};
-
-		s.psn = t.psn;
-		s.msn = t.msn;
-		s.ssn = t.ssn;
-		s.tsval = t.tsval;
-		s.offset = t.offset;
-		s.len = t.len;
-		s.total_len = t.total_len;
-		s.stream = t.stream;
-		s.flags = t.flags;
-		s.path_id = t.path_id;
-		return s;
-	}
+	static mrc_rx_seg rx_of(const mrc_tx_seg &t) { return mrcsim::rx_of(t); }
 };
 
 } // namespace

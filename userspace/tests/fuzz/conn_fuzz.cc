@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include "sim/loopback.h"
 
 extern "C" {
 #include "core/conn.h"
@@ -84,20 +85,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			uint32_t i = in.u8() % npend;
 			mrc_tx_seg t = pend[i];
-			mrc_rx_seg s = {};
+			mrc_rx_seg s;
 
 			pend[i] = pend[--npend];
-			s.psn = t.psn;
-			s.msn = t.msn;
-			s.ssn = t.ssn;
-			s.tsval = t.tsval;
-			s.offset = t.offset;
-			s.len = t.len;
-			s.total_len = t.total_len;
-			s.stream = t.stream;
-			s.flags = t.flags;
-			s.path_id = t.path_id;
-			s.ce = in.u8() & 1;
+			s = mrcsim::rx_of(t, in.u8() & 1);
 			if (op % 8 == 3) {
 				/* flip one field */
 				uint32_t v = in.u32();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // N-to-1 incast in virtual time; see incast.h.
 #include "sim/incast.h"
+#include "sim/loopback.h"
 
 #include <algorithm>
 
@@ -128,19 +129,8 @@ void Incast::run()
 				pump(e.who);
 				continue;
 			}
-			mrc_rx_seg s = {};
+			mrc_rx_seg s = rx_of(e.seg, e.ce);
 
-			s.psn = e.seg.psn;
-			s.msn = e.seg.msn;
-			s.ssn = e.seg.ssn;
-			s.tsval = e.seg.tsval;
-			s.offset = e.seg.offset;
-			s.len = e.seg.len;
-			s.total_len = e.seg.total_len;
-			s.stream = e.seg.stream;
-			s.flags = e.seg.flags;
-			s.path_id = e.seg.path_id;
-			s.ce = e.ce;
 			st_.data_pkts++;
 			if (mrc_conn_rx_data(b_[e.who].get(), now_, &s, &share_) ==
 			    MRC_RX_NEW) {

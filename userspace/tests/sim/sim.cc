@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Simulated channel between two portable-core endpoints; see sim.h.
 #include "sim/sim.h"
+#include "sim/loopback.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -128,18 +129,7 @@ void Sim::deliver(const Pkt &p)
 		return;
 	}
 	st_.data_pkts++;
-	mrc_rx_seg s = {};
-	s.psn = p.seg.psn;
-	s.msn = p.seg.msn;
-	s.ssn = p.seg.ssn;
-	s.tsval = p.seg.tsval;
-	s.offset = p.seg.offset;
-	s.len = p.seg.len;
-	s.total_len = p.seg.total_len;
-	s.stream = p.seg.stream;
-	s.flags = p.seg.flags;
-	s.path_id = p.seg.path_id;
-	s.ce = p.ce;
+	mrc_rx_seg s = rx_of(p.seg, p.ce);
 
 	switch (mrc_conn_rx_data(b_.get(), now_, &s, &share_b_)) {
 	case MRC_RX_NEW: {
