@@ -298,6 +298,9 @@ static void mrc_cc_rate_hint_caps_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrc_cc_conn_window(&t->c, &t->cfg), t->c.cwnd);
 
 	mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, 1, MSS, 0, 100000, NOROUND, 0);
+	/* a connection window far above what the hint allows */
+	t->c.cwnd = t->cfg.conn_max_cwnd;
+	KUNIT_ASSERT_GT(test, t->c.cwnd, 100000u);
 	/*
 	 * 1 Gbit/s for 100 us is a BDP of 12500 bytes: the window is capped
 	 * to a small multiple of it (two, plus slack, today), far below cwnd.

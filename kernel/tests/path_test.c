@@ -310,6 +310,7 @@ static void mrc_path_tx_reorder_tolerance(struct kunit *test)
 	u32 i;
 
 	t->cfg.reorder_pkts = 3;
+	mrc_path_tx_init(&t->tx, &t->cfg, 0);	/* the sender reads it at init */
 	for (i = 0; i < 4; i++)
 		mrc_path_tx_send(&t->tx, &t->cfg, 0, i, 10);
 	/* 0 and 1 trail the newest (2) by less than 3: not yet lost. */

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit: two metaroce devices exchange real packets inside the UML kernel.
+ *
+ * A test-only Ethernet pair (a minimal veth: what one end transmits the
+ * other receives) carries IPv4, ARP and our UDP datagrams. The second end
+ * lives in its own network namespace, so neither address is local to the
+ * other and packets really cross the pair. Each end gets an address, a
+ * metaroce device and an RC QP; the QPs are connected with
+ * ordinary kernel verbs, and RDMA WRITE, SEND and RDMA READ must deliver
+ * every byte. The wire can drop every Nth MetaRoCE datagram in one
+ * direction, so selective retransmission runs end to end through the glue
+ * (skb build, UDP tunnel, parse, placement) and not only in the core.
+ */
+#include <kunit/test.h>
+
+/*
+ * Addresses are set with devinet_ioctl(), which is not exported: the
+ * suite exists when metaroce is built in, as in `make test-kunit`.
+ */
+#if IS_BUILTIN(CONFIG_METAROCE)
+
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/rtnetlink.h>
+#include <linux/user_namespace.h>
+#include <linux/udp.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cache.h>
+
+#include "../metaroce.h"
+#include "../stats.h"
+#include "../verbs.h"
+#include "../core/wire.h"
+
+#define MRC_T_BUF	(256 * 1024)
+#define MRC_T_WAIT_MS	20000
+
+struct mrc_t_wire {
+	struct net_device *peer;
+	u32 drop_every;		/* drop every Nth MetaRoCE datagram; 0: none */
+	atomic_t seen;
+	atomic_t dropped;
+};
+
+static bool mrc_t_is_ours(struct sk_buff *skb)
+{
+	struct udphdr _uh, *uh;
+	struct iphdr _ih, *ih;
+
+	if (skb->protocol != htons(ETH_P_IP))
+		return false;
+	ih = skb_header_pointer(skb, ETH_HLEN, sizeof(_ih), &_ih);
+	if (!ih || ih->protocol != IPPROTO_UDP)
+		return false;
+	uh = skb_header_pointer(skb, ETH_HLEN + ih->ihl * 4, sizeof(_uh), &_uh);
+	return uh && uh->dest == htons(MRC_WIRE_UDP_PORT);
+}
+
+static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
+				   struct net_device *ndev)
+{
+	struct mrc_t_wire *w = netdev_priv(ndev);
+
+	if (mrc_t_is_ours(skb)) {
+		u32 n = atomic_inc_return(&w->seen);
+
+		if (w->drop_every && n % w->drop_every == 0) {
+			atomic_inc(&w->dropped);
+			dev_kfree_skb_any(skb);
+			return NETDEV_TX_OK;
+		}
+	}
+	/* as veth: scrub, eth_type_trans, netif_rx on the other end */
+	dev_forward_skb(w->peer, skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops mrc_t_wire_ops = {
+	.ndo_start_xmit = mrc_t_wire_xmit,
+};
+
+/* One end: netdev, metaroce device and the verbs objects on it. */
+struct mrc_t_end {
+	struct net_device *ndev;
+	struct mrc_dev *dev;
+	const struct ib_gid_attr *gid;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u8 *buf;
+};
+
+struct mrc_t_rc {
+	struct mrc_t_end e[2];
+	struct net *net_b;	/* end 1's namespace */
+};
+
+static int mrc_t_set_addr(struct net_device *ndev, __be32 addr)
+{
+	struct net *net = dev_net(ndev);
+	struct ifreq ifr = { };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+	int err;
+
+	strscpy(ifr.ifr_name, ndev->name, IFNAMSIZ);
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = addr;
+	err = devinet_ioctl(net, SIOCSIFADDR, &ifr);
+	if (err)
+		return err;
+	sin->sin_addr.s_addr = htonl(0xffffff00);
+	return devinet_ioctl(net, SIOCSIFNETMASK, &ifr);
+}
+
+static __be32 mrc_t_ip(int i)
+{
+	return htonl(0x0a630001 + i);	/* 10.99.0.1, 10.99.0.2 */
+}
+
+/* The IPv4 GID ib_core derives from the address, once it has. */
+static const struct ib_gid_attr *mrc_t_wait_gid(struct mrc_t_end *e, int i)
+{
+	const struct ib_gid_attr *attr = ERR_PTR(-ENOENT);
+	union ib_gid gid;
+	int t;
+
+	ipv6_addr_set_v4mapped(mrc_t_ip(i), (struct in6_addr *)gid.raw);
+	for (t = 0; t < 300 && IS_ERR(attr); t++) {
+		attr = rdma_find_gid_by_port(&e->dev->ibdev, &gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP, 1,
+					     e->ndev);
+		if (IS_ERR(attr))
+			usleep_range(10000, 20000);
+	}
+	return attr;
+}
+
+static int mrc_t_end_up(struct kunit *test, struct mrc_t_rc *t, int i)
+{
+	struct mrc_t_end *e = &t->e[i];
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = 16,
+			.max_recv_wr = 16,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	int err;
+
+	rtnl_lock();
+	err = dev_open(e->ndev, NULL);
+	rtnl_unlock();
+	if (err)
+		return err;
+	err = mrc_t_set_addr(e->ndev, mrc_t_ip(i));
+	if (err)
+		return err;
+	e->dev = mrc_dev_alloc(e->ndev);
+	if (IS_ERR(e->dev)) {
+		err = PTR_ERR(e->dev);
+		e->dev = NULL;
+		return err;
+	}
+	err = ib_register_device(&e->dev->ibdev, "mrce%d", NULL);
+	if (err) {
+		ib_dealloc_device(&e->dev->ibdev);
+		e->dev = NULL;
+		return err;
+	}
+	e->gid = mrc_t_wait_gid(e, i);
+	if (IS_ERR(e->gid)) {
+		err = PTR_ERR(e->gid);
+		e->gid = NULL;
+		return err;
+	}
+	/* virtual DMA: the global rkey covers kernel virtual addresses */
+	e->pd = ib_alloc_pd(&e->dev->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(e->pd)) {
+		err = PTR_ERR(e->pd);
+		e->pd = NULL;
+		return err;
+	}
+	e->cq = ib_alloc_cq(&e->dev->ibdev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (IS_ERR(e->cq)) {
+		err = PTR_ERR(e->cq);
+		e->cq = NULL;
+		return err;
+	}
+	init.send_cq = e->cq;
+	init.recv_cq = e->cq;
+	e->qp = ib_create_qp(e->pd, &init);
+	if (IS_ERR(e->qp)) {
+		err = PTR_ERR(e->qp);
+		e->qp = NULL;
+		return err;
+	}
+	/* a guard zone after the buffer shows writes past the end */
+	e->buf = kunit_kzalloc(test, MRC_T_BUF + 64, GFP_KERNEL);
+	return e->buf ? 0 : -ENOMEM;
+}
+
+static void mrc_t_end_down(struct mrc_t_end *e)
+{
+	if (e->qp)
+		ib_destroy_qp(e->qp);
+	if (e->cq)
+		ib_free_cq(e->cq);
+	if (e->pd)
+		ib_dealloc_pd(e->pd);
+	if (e->gid)
+		rdma_put_gid_attr(e->gid);
+	if (e->dev)
+		ib_unregister_device(&e->dev->ibdev);
+}
+
+/* RESET -> INIT -> RTR -> RTS towards the other end. */
+static int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
+			 u32 my_psn, u32 peer_psn)
+{
+	union ib_gid dgid = peer->gid->gid;
+	struct ib_qp_attr a = { };
+	int err;
+
+	a.qp_state = IB_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	err = ib_modify_qp(me->qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = peer->qp->qp_num;
+	a.rq_psn = peer_psn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	rdma_ah_set_grh(&a.ah_attr, &dgid, 0, me->gid->index, 64, 0);
+	err = ib_modify_qp(me->qp, &a, IB_QP_STATE | IB_QP_AV |
+			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = my_psn;
+	a.timeout = 10;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ib_modify_qp(me->qp, &a, IB_QP_STATE | IB_QP_SQ_PSN |
+			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+			    IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int mrc_rc_init(struct kunit *test)
+{
+	struct mrc_t_rc *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	int i, err;
+
+	if (!t)
+		return -ENOMEM;
+	test->priv = t;
+	t->net_b = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
+	if (IS_ERR(t->net_b)) {
+		err = PTR_ERR(t->net_b);
+		t->net_b = NULL;
+		return err;
+	}
+	for (i = 0; i < 2; i++) {
+		struct net_device *ndev;
+
+		ndev = alloc_etherdev(sizeof(struct mrc_t_wire));
+		if (!ndev)
+			return -ENOMEM;
+		ndev->netdev_ops = &mrc_t_wire_ops;
+		eth_hw_addr_random(ndev);
+		if (i)
+			dev_net_set(ndev, t->net_b);
+		err = register_netdev(ndev);
+		if (err) {
+			free_netdev(ndev);
+			return err;
+		}
+		t->e[i].ndev = ndev;
+	}
+	for (i = 0; i < 2; i++) {
+		struct mrc_t_wire *w = netdev_priv(t->e[i].ndev);
+
+		w->peer = t->e[!i].ndev;
+	}
+	for (i = 0; i < 2; i++) {
+		err = mrc_t_end_up(test, t, i);
+		if (err) {
+			kunit_err(test, "end %d: setup failed: %d\n", i, err);
+			return err;
+		}
+	}
+	err = mrc_t_connect(&t->e[0], &t->e[1], 100, 5000);
+	if (!err)
+		err = mrc_t_connect(&t->e[1], &t->e[0], 5000, 100);
+	if (err)
+		kunit_err(test, "connect failed: %d\n", err);
+	return err;
+}
+
+static void mrc_rc_exit(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	int i;
+
+	if (!t)
+		return;
+	for (i = 0; i < 2; i++)
+		mrc_t_end_down(&t->e[i]);
+	for (i = 0; i < 2; i++)
+		if (t->e[i].ndev) {
+			unregister_netdev(t->e[i].ndev);
+			free_netdev(t->e[i].ndev);
+		}
+	if (t->net_b)
+		put_net(t->net_b);
+}
+
+/* Poll @e's CQ for one completion, sleeping between tries. */
+static int mrc_t_wait_wc(struct mrc_t_end *e, struct ib_wc *wc)
+{
+	int ms;
+
+	for (ms = 0; ms < MRC_T_WAIT_MS; ms++) {
+		if (ib_poll_cq(e->cq, 1, wc) == 1)
+			return 0;
+		usleep_range(1000, 2000);
+	}
+	return -ETIMEDOUT;
+}
+
+static void mrc_t_fill(u8 *p, u32 len, u32 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(i * 131 + seed + (i >> 10));
+}
+
+static void mrc_t_write(struct kunit *test, struct mrc_t_rc *t, u32 len)
+{
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	struct ib_sge sge = {
+		.addr = (uintptr_t)a->buf,
+		.length = len,
+		.lkey = a->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = 0x1111,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge,
+			.num_sge = 1,
+		},
+		.remote_addr = (uintptr_t)b->buf,
+		.rkey = b->pd->unsafe_global_rkey,
+	};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+
+	mrc_t_fill(a->buf, len, 3);
+	memset(b->buf, 0, MRC_T_BUF + 64);
+	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x1111ull);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
+	/* a completed WRITE means every byte is in place at the target */
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, len), 0);
+	KUNIT_EXPECT_EQ(test, b->buf[len], 0);
+}
+
+static void mrc_rc_write_delivers_every_byte(struct kunit *test)
+{
+	mrc_t_write(test, test->priv, MRC_T_BUF - 1);
+}
+
+static void mrc_rc_send_lands_in_posted_receive(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	struct ib_sge rsge = {
+		.addr = (uintptr_t)b->buf,
+		.length = 8192,
+		.lkey = b->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 0x2222, .sg_list = &rsge,
+				  .num_sge = 1 };
+	struct ib_sge ssge = {
+		.addr = (uintptr_t)a->buf,
+		.length = 5000,
+		.lkey = a->pd->local_dma_lkey,
+	};
+	struct ib_send_wr swr = {
+		.wr_id = 0x3333, .opcode = IB_WR_SEND_WITH_IMM,
+		.send_flags = IB_SEND_SIGNALED, .sg_list = &ssge, .num_sge = 1,
+		.ex.imm_data = cpu_to_be32(0x600dd00d),
+	};
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *sbad;
+	struct ib_wc wc[2];
+
+	mrc_t_fill(a->buf, 5000, 9);
+	memset(b->buf, 0, 8192);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(b->qp, &rwr, &rbad), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &swr, &sbad), 0);
+	/* one completion on each side; both ends share nothing but the wire */
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc[0]), 0);
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(b, &wc[1]), 0);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 0x3333ull);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 0x2222ull);
+	KUNIT_EXPECT_EQ(test, wc[1].opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc[1].byte_len, 5000u);
+	KUNIT_EXPECT_TRUE(test, wc[1].wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc[1].ex.imm_data), 0x600dd00du);
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, 5000), 0);
+	KUNIT_EXPECT_EQ(test, b->buf[5000], 0);
+}
+
+static void mrc_rc_read_fetches_remote_bytes(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	const u32 len = 100000;
+	struct ib_sge sge = {
+		.addr = (uintptr_t)a->buf,
+		.length = len,
+		.lkey = a->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = 0x4444,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge,
+			.num_sge = 1,
+		},
+		.remote_addr = (uintptr_t)b->buf + 7,
+		.rkey = b->pd->unsafe_global_rkey,
+	};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+
+	mrc_t_fill(b->buf, MRC_T_BUF, 21);
+	memset(a->buf, 0, MRC_T_BUF + 64);
+	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf + 7, len), 0);
+	KUNIT_EXPECT_EQ(test, a->buf[len], 0);
+}
+
+static u64 mrc_t_stat(struct mrc_dev *dev, enum mrc_stat s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(dev->stats, cpu)->v[s];
+	return sum;
+}
+
+/* Every 7th datagram from A to B is lost: only the holes are resent. */
+static void mrc_rc_write_survives_loss(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_wire *w = netdev_priv(t->e[0].ndev);
+	u64 retx0 = mrc_t_stat(t->e[0].dev, MRC_STAT_RETRANSMITS);
+	u64 sent0 = mrc_t_stat(t->e[0].dev, MRC_STAT_TX_PACKETS);
+	u64 retx, sent;
+
+	w->drop_every = 7;
+	mrc_t_write(test, t, MRC_T_BUF);
+	w->drop_every = 0;
+	retx = mrc_t_stat(t->e[0].dev, MRC_STAT_RETRANSMITS) - retx0;
+	sent = mrc_t_stat(t->e[0].dev, MRC_STAT_TX_PACKETS) - sent0;
+	KUNIT_EXPECT_GT(test, atomic_read(&w->dropped), 0);
+	KUNIT_EXPECT_GE(test, retx, (u64)atomic_read(&w->dropped) / 2);
+	/* selective: far from go-back-N's resend of everything after a hole */
+	KUNIT_EXPECT_LT(test, retx, sent / 2);
+	kunit_info(test, "%u dropped, %llu resent of %llu sent\n",
+		   atomic_read(&w->dropped), retx, sent);
+}
+
+static struct kunit_case mrc_rc_cases[] = {
+	KUNIT_CASE(mrc_rc_write_delivers_every_byte),
+	KUNIT_CASE(mrc_rc_send_lands_in_posted_receive),
+	KUNIT_CASE(mrc_rc_read_fetches_remote_bytes),
+	KUNIT_CASE(mrc_rc_write_survives_loss),
+	{}
+};
+
+static struct kunit_suite mrc_rc_suite = {
+	.name = "metaroce_rc",
+	.init = mrc_rc_init,
+	.exit = mrc_rc_exit,
+	.test_cases = mrc_rc_cases,
+};
+
+kunit_test_suite(mrc_rc_suite);
+
+#endif /* IS_BUILTIN(CONFIG_METAROCE) */
