@@ -16,7 +16,7 @@ mrc_pkt write_pkt(std::vector<u8> &payload, u32 len)
 	mrc_pkt p = blank(MRC_PKT_WRITE);
 	sequenced(p, 1, 2, 3, 0);
 	p.flags = 0;
-	p.write = {0x7f0000000000ull, 0x1234, 4096, 1u << 20};
+	p.write = {0x7f0000000000ull, 0x1234, 4096, 1u << 20, 0};
 	p.payload = payload.data();
 	p.payload_len = len;
 	return p;

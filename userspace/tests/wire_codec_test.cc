@@ -22,8 +22,9 @@ void expect_same(const mrc_pkt &a, const mrc_pkt &b)
 	EXPECT_EQ(a.ssn, b.ssn);
 	EXPECT_EQ(a.tsval, b.tsval);
 	EXPECT_EQ(a.cookie, b.cookie);
-	if (a.flags & (MRC_F_IMM | MRC_F_INV))
+	if (a.flags & (MRC_F_IMM | MRC_F_INV)) {
 		EXPECT_EQ(a.imm, b.imm);
+	}
 	EXPECT_EQ(a.payload_len, b.payload_len);
 	switch (a.type) {
 	case MRC_PKT_SEND:
@@ -109,9 +110,10 @@ TEST(WireCodec, RoundTripEveryTypeAndVariant)
 		expect_same(s.pkt, out);
 		EXPECT_EQ(out.hdr_len, mrc_wire_hdr_len(&s.pkt));
 		ASSERT_EQ(out.payload_len, s.payload.size());
-		if (out.payload_len)
+		if (out.payload_len) {
 			EXPECT_EQ(0, memcmp(out.payload, s.payload.data(),
 					    out.payload_len));
+		}
 		EXPECT_EQ(encode(out), bytes);
 		seen[s.pkt.type] = true;
 	}
@@ -222,8 +224,9 @@ TEST(WireCodec, GoldenAckBytes)
 	EXPECT_EQ(b[64 + 7], 0x01);	// word 0 is big-endian, LSB last
 	EXPECT_EQ(b[64 + 24], 0x80);	// word 3 MSB first
 	for (int i = 64; i < 96; i++)
-		if (i != 64 + 7 && i != 64 + 24)
+		if (i != 64 + 7 && i != 64 + 24) {
 			EXPECT_EQ(b[i], 0) << i;
+		}
 }
 
 // [PKT-10] [PKT-40] [PKT-45] [PKT-50] [PKT-51] [PKT-55] [PKT-57] [PKT-60]
@@ -388,10 +391,11 @@ TEST(WireCodec, ParseHeaderOnly)
 					     (u32)b.size(), &out),
 			  MRC_WIRE_OK);
 		EXPECT_EQ(out.payload, b.data() + hdr);
-		if (hdr > MRC_WIRE_BASE_LEN)
+		if (hdr > MRC_WIRE_BASE_LEN) {
 			EXPECT_EQ(mrc_wire_parse_hdr(b.data(), hdr - 1,
 						     (u32)b.size(), &out),
 				  MRC_WIRE_E_TRUNCATED);
+		}
 		// the ICRC is the caller's job here
 		b[b.size() - 1] ^= 1;
 		EXPECT_EQ(mrc_wire_parse_hdr(b.data(), (u32)b.size(),

@@ -110,14 +110,14 @@ inline std::vector<WireSample> wire_samples()
 	p = blank(MRC_PKT_WRITE);
 	sequenced(p, 0xfffffff0, 0xffffffff, 9, 0xffff);
 	p.flags = MRC_F_FIRST;
-	p.write = {0x00007f0012345000ull, 0x4321, 0, 8192};
+	p.write = {0x00007f0012345000ull, 0x4321, 0, 8192, 0};
 	add("write_first", p, pattern(4096, 2));
 	p.flags = MRC_F_LAST | MRC_F_IMM;
 	p.write = {0x00007f0012345000ull, 0x4321, 4096, 8192, 12};
 	p.imm = 0xa5a5a5a5;
 	add("write_last_imm", p, pattern(4096, 3));
 	p.flags = MRC_F_FIRST | MRC_F_LAST;
-	p.write = {~0ull, 0x1, 0, 1};
+	p.write = {~0ull, 0x1, 0, 1, 0};
 	p.imm = 0;
 	add("write_top_byte", p, pattern(1));
 

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// Writes the seed corpus of wire_parse_fuzz: every sample packet as is,
-// the same behind a 0x00 mode byte (the harness reseals those), and a CM
-// hello. Usage: wire_corpus_gen DIR
-// Build by hand if no CMake target builds it:
+// Writes the seed corpora of the wire fuzzers. wire_parse: every sample
+// packet as is, the same behind a 0x00 mode byte (the harness reseals
+// those), and a CM hello. wire_encode: every sample as the description
+// wire_encode_fuzz reads. Usage: wire_corpus_gen CORPUS_ROOT (writes
+// CORPUS_ROOT/wire_parse and CORPUS_ROOT/wire_encode, which must exist).
+// Build by hand if no CMake target builds it (from the repository root):
 //   gcc -c kernel/core/wire.c kernel/core/icrc.c
-//   g++ -std=c++20 -Iuserspace/tests -Ikernel \
+//   g++ -std=c++20 -Iuserspace/tests -Ikernel
 //       userspace/tests/fuzz/wire_corpus_gen.cc wire.o icrc.o
 #include <cstdio>
 #include <string>
 
+#include "fuzz/wire_fuzz_input.h"
 #include "wire_samples.h"
 
 static bool put(const std::string &path, const u8 *b, size_t n)
@@ -23,10 +26,11 @@ static bool put(const std::string &path, const u8 *b, size_t n)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s CORPUS_ROOT\n", argv[0]);
 		return 2;
 	}
-	std::string dir = argv[1];
+	std::string dir = std::string(argv[1]) + "/wire_parse";
+	std::string enc = std::string(argv[1]) + "/wire_encode";
 	int n = 0;
 	for (const auto &s : mrc_test::wire_samples()) {
 		auto b = mrc_test::encode(s.pkt);
@@ -35,7 +39,10 @@ int main(int argc, char **argv)
 		b.insert(b.begin(), 0);
 		if (!put(dir + "/" + s.name + ".reseal", b.data(), b.size()))
 			return 1;
-		n += 2;
+		auto d = mrc_fuzz::pkt_to_bytes(s.pkt);
+		if (!put(enc + "/" + s.name, d.data(), d.size()))
+			return 1;
+		n += 3;
 	}
 	mrc_hello h = {1, 1, 16, 12, MRC_CAP_ATOMIC, 0x1234abcd,
 		       MRC_WIRE_UDP_PORT, 8};
@@ -43,6 +50,6 @@ int main(int argc, char **argv)
 	if (mrc_hello_encode(&h, hb, sizeof(hb)) != MRC_WIRE_OK ||
 	    !put(dir + "/hello", hb, sizeof(hb)))
 		return 1;
-	printf("%d seeds in %s\n", n + 1, dir.c_str());
+	printf("%d seeds in %s/{wire_parse,wire_encode}\n", n + 1, argv[1]);
 	return 0;
 }
