@@ -124,6 +124,24 @@ static void mrc_tx_poll(struct mrc_xp *xp)
 	}
 }
 
+/*
+ * The doorbell of a process's SQ (uAPI header; Documentation/design.rst,
+ * "Queues and doorbells"). While WQEs are outstanding, an ACK, a response
+ * or the retransmit timer runs this engine again and every run pulls the
+ * ring, so the process need not ring. Once idle nothing would look: ask
+ * for the doorbell again, and look once more if a WQE slipped in while
+ * the flag was clear. Outside RTS nothing is pulled; the move to RTS kicks.
+ */
+static void mrc_tx_doorbell(struct mrc_xp *xp)
+{
+	bool rts = mrc_qp_state(xp->qp) == IB_QPS_RTS;
+
+	if (rts && xp->sq_head != xp->sq_take)
+		mrc_qp_sq_poll_mode(xp->qp, true);
+	else if (mrc_qp_sq_poll_mode(xp->qp, false) && rts)
+		mrc_xp_kick(xp);
+}
+
 /* Report finished WQEs, oldest first. */
 void mrc_tx_complete(struct mrc_xp *xp)
 {
@@ -140,6 +158,7 @@ void mrc_tx_complete(struct mrc_xp *xp)
 	}
 	if (mrc_qp_state(xp->qp) == IB_QPS_ERR)
 		mrc_tx_flush(xp);
+	mrc_tx_doorbell(xp);
 }
 
 /* ERR: give every WQE back, finished ones with their status. */
@@ -348,6 +367,7 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 	if (mrc_qp_state(xp->qp) == IB_QPS_ERR) {
 		mrc_tx_flush(xp);
 		mrc_rx_flush(xp);
+		mrc_tx_doorbell(xp);	/* posts in ERR must ring to be flushed */
 		return;
 	}
 	while (xp->sq_take - xp->sq_head < MRC_XP_SQ &&

@@ -49,8 +49,11 @@ struct metaroce_alloc_ucontext_resp {
  * is set, rings: a uverbs POST_SEND command with no work request. The same
  * holds for an RQ or SRQ with POST_RECV / POST_SRQ_RECV. The kernel sets the
  * flag while nothing would otherwise look at the ring (a sender that
- * polls clears it); today it is always set on SQs, and set on RQs once the
- * QP is in the error state (so new receives get flushed).
+ * polls clears it): on an SQ it is clear while the QP is in RTS with WQEs
+ * outstanding (every ACK or response runs the send engine, which pulls
+ * the ring) and set once the SQ drains; on an RQ it is set only in the
+ * error state (so new receives get flushed; otherwise arriving messages
+ * pull the ring).
  */
 struct metaroce_queue_hdr {
 	__u32 producer;
