@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// mrc_verbs_check: moves patterned data over one RC QP between two hosts
+// with every operation a process can post (SEND, SEND_WITH_IMM, WRITE,
+// WRITE_WITH_IMM, READ, both atomics, multiple SGEs) and verifies every
+// byte on the side that receives it; both sides also print a checksum of
+// what went over, so a run's two logs can be compared. The last step is an
+// error path: a WRITE with a bad rkey must complete with REM_ACCESS_ERR and
+// the WR behind it with WR_FLUSH_ERR.
+//
+// Works on any verbs device (metaroce, rxe). The QP information goes over
+// a TCP connection, which also sequences the steps.
+//
+//   server: mrc_verbs_check -d DEV [-g GID_INDEX] [-p TCP_PORT] [-e]
+//   client: mrc_verbs_check -d DEV [-g GID_INDEX] [-p TCP_PORT] [-e] SERVER
+//
+// -e waits for completions through a completion channel (req_notify_cq)
+// instead of busy polling. Output: "ok STEP ..." / "fail STEP: why" lines,
+// exit status 0 when every step passed.
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr size_t kBufSize = 8u << 20;	// per side: 8 MiB registered
+constexpr size_t kSlot = 1u << 20;	// largest SEND
+constexpr uint32_t kDepth = 128;
+constexpr int kTimeoutMs = 60000;
+
+int failures;
+
+[[noreturn]] void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "mrc_verbs_check: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(2);
+}
+
+void report(bool ok, const char *step, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s", ok ? "ok" : "fail", step);
+	if (fmt && *fmt) {
+		printf(ok ? " " : ": ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+// The pattern of byte i of the stream named seed: every byte depends on
+// both, so misplaced, shifted or stale data all show.
+inline uint8_t pattern(uint64_t seed, uint64_t i)
+{
+	uint64_t x = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (i >> 3) * 0xbf58476d1ce4e5b9ull;
+
+	x ^= x >> 31;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 29;
+	return static_cast<uint8_t>(x >> ((i & 7) * 8));
+}
+
+void fill(uint8_t *p, size_t len, uint64_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = pattern(seed, i);
+}
+
+// Offset of the first wrong byte, or -1.
+long check(const uint8_t *p, size_t len, uint64_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != pattern(seed, i))
+			return static_cast<long>(i);
+	return -1;
+}
+
+uint64_t fnv1a(const uint8_t *p, size_t len, uint64_t h = 0xcbf29ce484222325ull)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+// --- control channel ----------------------------------------------------
+
+struct Msg {
+	uint32_t op;
+	uint32_t arg;
+	uint64_t val;
+};
+
+struct Dest {
+	uint32_t qpn, psn, rkey, pad;
+	uint64_t addr;
+	uint8_t gid[16];
+};
+
+void xwrite(int fd, const void *p, size_t n)
+{
+	const char *c = static_cast<const char *>(p);
+
+	while (n) {
+		ssize_t r = write(fd, c, n);
+
+		if (r <= 0)
+			die("control write: %s", strerror(errno));
+		c += r;
+		n -= static_cast<size_t>(r);
+	}
+}
+
+void xread(int fd, void *p, size_t n)
+{
+	char *c = static_cast<char *>(p);
+
+	while (n) {
+		ssize_t r = read(fd, c, n);
+
+		if (r <= 0)
+			die("control read: %s", r ? strerror(errno) : "peer closed");
+		c += r;
+		n -= static_cast<size_t>(r);
+	}
+}
+
+void send_msg(int fd, uint32_t op, uint32_t arg = 0, uint64_t val = 0)
+{
+	Msg m{op, arg, val};
+
+	xwrite(fd, &m, sizeof(m));
+}
+
+Msg recv_msg(int fd, uint32_t want)
+{
+	Msg m;
+
+	xread(fd, &m, sizeof(m));
+	if (m.op != want)
+		die("control: got step %u, expected %u", m.op, want);
+	return m;
+}
+
+int tcp_connect(const char *host, int port)
+{
+	addrinfo hints{}, *res;
+	int fd = -1;
+
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, std::to_string(port).c_str(), &hints, &res))
+		die("cannot resolve %s", host);
+	for (int t = 0; t < 100 && fd < 0; t++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(fd, res->ai_addr, res->ai_addrlen)) {
+			close(fd);
+			fd = -1;
+			usleep(100000);
+		}
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		die("cannot connect to %s:%d", host, port);
+	return fd;
+}
+
+int tcp_accept(int port)
+{
+	int one = 1, lfd = socket(AF_INET, SOCK_STREAM, 0), fd;
+	sockaddr_in a{};
+
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	a.sin_family = AF_INET;
+	a.sin_port = htons(static_cast<uint16_t>(port));
+	if (bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) || listen(lfd, 1))
+		die("listen on %d: %s", port, strerror(errno));
+	fd = accept(lfd, nullptr, nullptr);
+	close(lfd);
+	if (fd < 0)
+		die("accept: %s", strerror(errno));
+	return fd;
+}
+
+// --- verbs ----------------------------------------------------------------
+
+struct Ctx {
+	ibv_context *ctx = nullptr;
+	ibv_comp_channel *ch = nullptr;
+	ibv_pd *pd = nullptr;
+	ibv_cq *cq = nullptr;
+	ibv_qp *qp = nullptr;
+	ibv_mr *mr = nullptr;
+	uint8_t *buf = nullptr;
+	bool events = false;
+	Dest me{}, peer{};
+};
+
+void open_dev(Ctx &c, const char *name, int gidx)
+{
+	int n;
+	ibv_device **list = ibv_get_device_list(&n);
+
+	for (int i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			c.ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	if (!c.ctx)
+		die("cannot open device %s", name);
+	if (c.events && !(c.ch = ibv_create_comp_channel(c.ctx)))
+		die("create_comp_channel: %s", strerror(errno));
+	c.pd = ibv_alloc_pd(c.ctx);
+	c.cq = c.pd ? ibv_create_cq(c.ctx, 2 * kDepth + 8, nullptr, c.ch, 0) : nullptr;
+	if (!c.cq)
+		die("alloc_pd/create_cq: %s", strerror(errno));
+	if (c.events && ibv_req_notify_cq(c.cq, 0))
+		die("req_notify_cq: %s", strerror(errno));
+	if (posix_memalign(reinterpret_cast<void **>(&c.buf), 4096, kBufSize))
+		die("out of memory");
+	memset(c.buf, 0, kBufSize);
+	c.mr = ibv_reg_mr(c.pd, c.buf, kBufSize,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!c.mr)
+		die("reg_mr: %s", strerror(errno));
+
+	ibv_qp_init_attr ia{};
+	ia.send_cq = c.cq;
+	ia.recv_cq = c.cq;
+	ia.cap.max_send_wr = kDepth;
+	ia.cap.max_recv_wr = kDepth;
+	ia.cap.max_send_sge = 4;
+	ia.cap.max_recv_sge = 4;
+	ia.cap.max_inline_data = 64;
+	ia.qp_type = IBV_QPT_RC;
+	c.qp = ibv_create_qp(c.pd, &ia);
+	if (!c.qp)
+		die("create_qp: %s", strerror(errno));
+
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	if (ibv_modify_qp(c.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				    IBV_QP_ACCESS_FLAGS))
+		die("modify_qp INIT: %s", strerror(errno));
+
+	ibv_gid gid;
+	if (ibv_query_gid(c.ctx, 1, gidx, &gid))
+		die("query_gid %d", gidx);
+	c.me.qpn = c.qp->qp_num;
+	c.me.psn = static_cast<uint32_t>(getpid() * 7919u) & 0xffffff;
+	c.me.rkey = c.mr->rkey;
+	c.me.addr = reinterpret_cast<uintptr_t>(c.buf);
+	memcpy(c.me.gid, gid.raw, 16);
+}
+
+void connect_qp(Ctx &c, int gidx)
+{
+	ibv_qp_attr a{};
+
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = c.peer.qpn;
+	a.rq_psn = c.peer.psn;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	memcpy(a.ah_attr.grh.dgid.raw, c.peer.gid, 16);
+	a.ah_attr.grh.sgid_index = static_cast<uint8_t>(gidx);
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(c.qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("modify_qp RTR: %s", strerror(errno));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = c.me.psn;
+	a.max_rd_atomic = 16;
+	if (ibv_modify_qp(c.qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				    IBV_QP_MAX_QP_RD_ATOMIC))
+		die("modify_qp RTS: %s", strerror(errno));
+}
+
+// Waits for @n completions into @out; false on timeout.
+bool wait_wc(Ctx &c, std::vector<ibv_wc> &out, size_t n)
+{
+	auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+
+	while (out.size() < n) {
+		ibv_wc wc[16];
+		int got = ibv_poll_cq(c.cq, 16, wc);
+
+		if (got < 0)
+			die("poll_cq failed");
+		out.insert(out.end(), wc, wc + got);
+		if (got)
+			continue;
+		if (std::chrono::steady_clock::now() > end)
+			return false;
+		if (c.events) {
+			ibv_cq *ev_cq;
+			void *ev_ctx;
+
+			// armed since the last event: block until the next one
+			if (ibv_get_cq_event(c.ch, &ev_cq, &ev_ctx))
+				die("get_cq_event: %s", strerror(errno));
+			ibv_ack_cq_events(ev_cq, 1);
+			if (ibv_req_notify_cq(c.cq, 0))
+				die("req_notify_cq: %s", strerror(errno));
+		}
+	}
+	return true;
+}
+
+void post_recv(Ctx &c, uint64_t id, uint8_t *p, uint32_t len)
+{
+	// two SGEs: the halves of the buffer
+	ibv_sge sg[2] = {
+		{reinterpret_cast<uintptr_t>(p), len / 2, c.mr->lkey},
+		{reinterpret_cast<uintptr_t>(p + len / 2), len - len / 2, c.mr->lkey},
+	};
+	ibv_recv_wr wr{}, *bad;
+
+	wr.wr_id = id;
+	wr.sg_list = sg;
+	wr.num_sge = 2;
+	if (ibv_post_recv(c.qp, &wr, &bad))
+		die("post_recv: %s", strerror(errno));
+}
+
+int post_send(Ctx &c, ibv_wr_opcode op, uint64_t id, uint8_t *p, uint32_t len,
+	      uint64_t raddr = 0, uint32_t rkey = 0, unsigned flags = IBV_SEND_SIGNALED,
+	      uint32_t imm = 0, int nsge = 1)
+{
+	ibv_sge sg[3];
+	ibv_send_wr wr{}, *bad;
+	uint32_t off = 0;
+
+	for (int i = 0; i < nsge; i++) {
+		uint32_t l = i == nsge - 1 ? len - off : len / nsge;
+
+		sg[i] = {reinterpret_cast<uintptr_t>(p + off), l, c.mr->lkey};
+		off += l;
+	}
+	wr.wr_id = id;
+	wr.opcode = op;
+	wr.send_flags = flags;
+	wr.sg_list = sg;
+	wr.num_sge = nsge;
+	wr.imm_data = htonl(imm);
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(c.qp, &wr, &bad);
+}
+
+bool all_ok(const std::vector<ibv_wc> &wcs, const char *step)
+{
+	for (auto &w : wcs)
+		if (w.status != IBV_WC_SUCCESS) {
+			report(false, step, "wr_id %llu status %s", (unsigned long long)w.wr_id,
+			       ibv_wc_status_str(w.status));
+			return false;
+		}
+	return true;
+}
+
+// --- the steps --------------------------------------------------------------
+
+enum Step : uint32_t { kHello = 1, kSendReady, kSendDone, kWriteDone, kReadReady, kReadDone,
+		       kAtomicReady, kAtomicDone, kErrorStep, kBye };
+
+const uint32_t kSendSizes[] = {1, 7, 100, 1024, 1500, 4096, 65536, 1u << 20};
+constexpr int kSendIters = 4;
+constexpr uint32_t kWriteChunk = 16384, kWriteChunks = 64;	// 1 MiB, 64 WRs at once
+constexpr uint32_t kReadChunk = 65536, kReadChunks = 16;
+
+uint64_t send_seed(uint32_t size, int i) { return size * 1000ull + static_cast<uint64_t>(i); }
+
+void server(Ctx &c, int fd)
+{
+	std::vector<ibv_wc> wcs;
+	uint8_t *recvbuf = c.buf + kBufSize - kSendIters * kSlot;	// the upper 4 MiB
+
+	// SEND: per size, post kSendIters receives, let the client send
+	for (uint32_t size : kSendSizes) {
+		for (int i = 0; i < kSendIters; i++)
+			post_recv(c, i, recvbuf + i * kSlot, kSlot);
+		send_msg(fd, kSendReady, size);
+		recv_msg(fd, kSendDone);
+		wcs.clear();
+		if (!wait_wc(c, wcs, kSendIters)) {
+			report(false, "send", "size %u: timeout (%zu of %d)", size, wcs.size(), kSendIters);
+			send_msg(fd, kSendDone, 1);
+			continue;
+		}
+		bool ok = all_ok(wcs, "send");
+		uint64_t sum = 0xcbf29ce484222325ull;
+		for (int i = 0; ok && i < kSendIters; i++) {
+			const ibv_wc &w = wcs[i];
+			bool imm = i & 1;
+			long bad = check(recvbuf + w.wr_id * kSlot, size, send_seed(size, i));
+
+			if (w.wr_id != static_cast<uint64_t>(i) || w.byte_len != size ||
+			    w.opcode != IBV_WC_RECV || bad >= 0 ||
+			    imm != !!(w.wc_flags & IBV_WC_WITH_IMM) ||
+			    (imm && ntohl(w.imm_data) != size + i)) {
+				report(false, "send", "size %u msg %d: wr_id %llu len %u flags %#x first bad byte %ld",
+				       size, i, (unsigned long long)w.wr_id, w.byte_len, w.wc_flags, bad);
+				ok = false;
+			}
+			sum = fnv1a(recvbuf + w.wr_id * kSlot, size, sum);
+		}
+		if (ok)
+			report(true, "send", "size %u x%d verified, 2 SGEs each side, fnv %016llx",
+			       size, kSendIters, (unsigned long long)sum);
+		send_msg(fd, kSendDone, !ok, sum);
+	}
+
+	// WRITE: the client writes 1 MiB into buf[0..), the last WR with imm
+	post_recv(c, 99, recvbuf, 64);
+	recv_msg(fd, kWriteDone);
+	wcs.clear();
+	{
+		bool ok = wait_wc(c, wcs, 1) && all_ok(wcs, "write");
+		uint32_t total = kWriteChunk * kWriteChunks;
+		long bad = check(c.buf, total, 777);
+		uint64_t sum = fnv1a(c.buf, total);
+
+		// byte_len of a WRITE_WITH_IMM differs by HCA (0 or the length)
+		if (ok && (wcs[0].opcode != IBV_WC_RECV_RDMA_WITH_IMM || ntohl(wcs[0].imm_data) != 0xc0de ||
+			   bad >= 0)) {
+			report(false, "write", "opcode %d imm %#x len %u first bad byte %ld",
+			       wcs[0].opcode, ntohl(wcs[0].imm_data), wcs[0].byte_len, bad);
+			ok = false;
+		} else if (ok) {
+			report(true, "write", "%u bytes in %u WRs verified, imm 0xc0de, fnv %016llx",
+			       total, kWriteChunks, (unsigned long long)sum);
+		} else if (wcs.empty()) {
+			report(false, "write", "no WRITE_WITH_IMM completion");
+		}
+		send_msg(fd, kWriteDone, !ok, sum);
+	}
+
+	// READ: the client reads 1 MiB of a pattern from buf[1 MiB..)
+	fill(c.buf + kSlot, kReadChunk * kReadChunks, 4242);
+	send_msg(fd, kReadReady, 0, fnv1a(c.buf + kSlot, kReadChunk * kReadChunks));
+	recv_msg(fd, kReadDone);
+
+	// ATOMIC: a counter at buf[2 MiB]
+	uint64_t *ctr = reinterpret_cast<uint64_t *>(c.buf + 2 * kSlot);
+	*ctr = 1000;
+	send_msg(fd, kAtomicReady);
+	Msg m = recv_msg(fd, kAtomicDone);
+	report(*ctr == m.val, "atomic-target", "counter %llu, expected %llu",
+	       (unsigned long long)*ctr, (unsigned long long)m.val);
+
+	recv_msg(fd, kErrorStep);
+	send_msg(fd, kBye);
+}
+
+void client(Ctx &c, int fd)
+{
+	std::vector<ibv_wc> wcs;
+	uint8_t *src = c.buf;
+
+	for (uint32_t size : kSendSizes) {
+		Msg m = recv_msg(fd, kSendReady);
+		uint64_t sum = 0xcbf29ce484222325ull;
+
+		if (m.arg != size)
+			die("send step for size %u, expected %u", m.arg, size);
+		for (int i = 0; i < kSendIters; i++) {
+			uint8_t *p = src + i * kSlot;
+			bool imm = i & 1;
+
+			fill(p, size, send_seed(size, i));
+			sum = fnv1a(p, size, sum);
+			if (post_send(c, imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND, i, p, size, 0, 0,
+				      IBV_SEND_SIGNALED | (size <= 64 && !imm ? IBV_SEND_INLINE : 0),
+				      size + i, size >= 2 ? 2 : 1))
+				die("post_send: %s", strerror(errno));
+		}
+		wcs.clear();
+		bool ok = wait_wc(c, wcs, kSendIters) && all_ok(wcs, "send-local");
+		send_msg(fd, kSendDone);
+		m = recv_msg(fd, kSendDone);
+		report(ok && !m.arg && m.val == sum, "send-sender",
+		       "size %u: local fnv %016llx, peer fnv %016llx", size,
+		       (unsigned long long)sum, (unsigned long long)m.val);
+	}
+
+	// WRITE: 64 WRs posted back to back (one doorbell if the kernel polls)
+	{
+		uint32_t total = kWriteChunk * kWriteChunks;
+
+		fill(src, total, 777);
+		for (uint32_t i = 0; i < kWriteChunks; i++) {
+			bool last = i == kWriteChunks - 1;
+
+			if (post_send(c, last ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE, i,
+				      src + i * kWriteChunk, kWriteChunk, c.peer.addr + i * kWriteChunk,
+				      c.peer.rkey, last || !(i % 16) ? IBV_SEND_SIGNALED : 0, 0xc0de,
+				      i % 3 + 1))
+				die("post_send WRITE: %s", strerror(errno));
+		}
+		wcs.clear();
+		bool ok = wait_wc(c, wcs, 5) && all_ok(wcs, "write-local");
+		send_msg(fd, kWriteDone);
+		Msg m = recv_msg(fd, kWriteDone);
+		uint64_t sum = fnv1a(src, total);
+		report(ok && !m.arg && m.val == sum, "write-sender", "local fnv %016llx, peer fnv %016llx",
+		       (unsigned long long)sum, (unsigned long long)m.val);
+	}
+
+	// READ
+	{
+		Msg m = recv_msg(fd, kReadReady);
+		uint8_t *dst = c.buf + kSlot;
+		uint32_t total = kReadChunk * kReadChunks;
+
+		memset(dst, 0, total);
+		for (uint32_t i = 0; i < kReadChunks; i++)
+			if (post_send(c, IBV_WR_RDMA_READ, i, dst + i * kReadChunk, kReadChunk,
+				      c.peer.addr + kSlot + i * kReadChunk, c.peer.rkey,
+				      IBV_SEND_SIGNALED, 0, 2))
+				die("post_send READ: %s", strerror(errno));
+		wcs.clear();
+		bool ok = wait_wc(c, wcs, kReadChunks) && all_ok(wcs, "read");
+		long bad = check(dst, total, 4242);
+		uint64_t sum = fnv1a(dst, total);
+		report(ok && bad < 0 && sum == m.val, "read",
+		       "%u bytes in %u WRs, first bad byte %ld, fnv %016llx peer %016llx", total,
+		       kReadChunks, bad, (unsigned long long)sum, (unsigned long long)m.val);
+		send_msg(fd, kReadDone);
+	}
+
+	// ATOMIC: 20 fetch-adds, then a CAS that hits and one that misses
+	{
+		recv_msg(fd, kAtomicReady);
+		uint64_t *res = reinterpret_cast<uint64_t *>(c.buf + 2 * kSlot);
+		uint64_t raddr = c.peer.addr + 2 * kSlot, expect = 1000;
+		bool ok = true;
+
+		for (int i = 0; i < 20 && ok; i++) {
+			ibv_sge sg{reinterpret_cast<uintptr_t>(res), 8, c.mr->lkey};
+			ibv_send_wr wr{}, *bad;
+
+			wr.opcode = i < 18 ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+			wr.wr_id = 500 + i;
+			wr.send_flags = IBV_SEND_SIGNALED;
+			wr.sg_list = &sg;
+			wr.num_sge = 1;
+			wr.wr.atomic.remote_addr = raddr;
+			wr.wr.atomic.rkey = c.peer.rkey;
+			wr.wr.atomic.compare_add = i < 18 ? 3 : 1054;
+			wr.wr.atomic.swap = i == 18 ? 7 : 9;
+			*res = ~0ull;
+			if (ibv_post_send(c.qp, &wr, &bad))
+				die("post_send ATOMIC: %s", strerror(errno));
+			wcs.clear();
+			ok = wait_wc(c, wcs, 1) && all_ok(wcs, "atomic");
+			// fetch-adds return 1000, 1003, ...; the CAS sees 1054 (hit), then 7 (miss)
+			uint64_t want = i < 18 ? expect : i == 18 ? 1054 : 7;
+			if (ok && *res != want) {
+				report(false, "atomic", "op %d returned %llu, expected %llu", i,
+				       (unsigned long long)*res, (unsigned long long)want);
+				ok = false;
+			}
+			if (i < 18)
+				expect += 3;
+		}
+		if (ok)
+			report(true, "atomic", "18 FETCH_ADD + CMP_SWP hit and miss returned the right values");
+		send_msg(fd, kAtomicDone, 0, 7);
+	}
+
+	// errors: a bad rkey, then a WR behind it
+	{
+		post_send(c, IBV_WR_RDMA_WRITE, 900, src, 64, c.peer.addr, c.peer.rkey ^ 0x5a5a00);
+		post_send(c, IBV_WR_RDMA_WRITE, 901, src, 64, c.peer.addr, c.peer.rkey);
+		wcs.clear();
+		bool ok = wait_wc(c, wcs, 2);
+		report(ok && wcs[0].wr_id == 900 && wcs[0].status == IBV_WC_REM_ACCESS_ERR &&
+			       wcs[1].wr_id == 901 && wcs[1].status == IBV_WC_WR_FLUSH_ERR,
+		       "bad-rkey", "%s / %s", ok ? ibv_wc_status_str(wcs[0].status) : "timeout",
+		       ok ? ibv_wc_status_str(wcs[1].status) : "");
+		ibv_qp_attr a{};
+		ibv_qp_init_attr ia{};
+		ibv_query_qp(c.qp, &a, IBV_QP_STATE, &ia);
+		report(a.qp_state == IBV_QPS_ERR, "bad-rkey-qp-error", "state %d", a.qp_state);
+		send_msg(fd, kErrorStep);
+		recv_msg(fd, kBye);
+	}
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+	const char *dev = nullptr, *peer = nullptr;
+	int gidx = 1, port = 18777, opt;
+	Ctx c;
+
+	while ((opt = getopt(argc, argv, "d:g:p:e")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'g': gidx = atoi(optarg); break;
+		case 'p': port = atoi(optarg); break;
+		case 'e': c.events = true; break;
+		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-e] [SERVER]", argv[0]);
+		}
+	}
+	if (!dev)
+		die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-e] [SERVER]", argv[0]);
+	if (optind < argc)
+		peer = argv[optind];
+
+	open_dev(c, dev, gidx);
+	int fd = peer ? tcp_connect(peer, port) : tcp_accept(port);
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	xwrite(fd, &c.me, sizeof(c.me));
+	xread(fd, &c.peer, sizeof(c.peer));
+	connect_qp(c, gidx);
+	send_msg(fd, kHello);
+	recv_msg(fd, kHello);
+
+	if (peer)
+		client(c, fd);
+	else
+		server(c, fd);
+
+	close(fd);
+	ibv_destroy_qp(c.qp);
+	ibv_dereg_mr(c.mr);
+	ibv_destroy_cq(c.cq);
+	if (c.ch)
+		ibv_destroy_comp_channel(c.ch);
+	ibv_dealloc_pd(c.pd);
+	ibv_close_device(c.ctx);
+	free(c.buf);
+	printf("%s: %s\n", peer ? "client" : "server", failures ? "FAILED" : "all steps passed");
+	return failures ? 1 : 0;
+}
