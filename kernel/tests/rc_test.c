@@ -34,6 +34,7 @@
 #include "../metaroce.h"
 #include "../stats.h"
 #include "../verbs.h"
+#include "../xport.h"
 #include "../core/wire.h"
 
 #define MRC_T_BUF	(256 * 1024)
@@ -503,11 +504,112 @@ static void mrc_rc_write_survives_loss(struct kunit *test)
 		   atomic_read(&w->dropped), retx, sent);
 }
 
+/* Hand @len bytes to B's receive path as if they came off its wire. */
+static void mrc_t_inject(struct mrc_t_end *b, const u8 *data, u32 len,
+			 bool nonlinear)
+{
+	struct sk_buff *skb = alloc_skb(len + 64, GFP_KERNEL);
+	u32 head = nonlinear ? min_t(u32, len, 40) : len;
+
+	if (!skb)
+		return;
+	skb_reserve(skb, 64);
+	skb_put_data(skb, data, head);
+	if (head < len) {
+		struct page *page = alloc_page(GFP_KERNEL);
+
+		if (!page) {
+			kfree_skb(skb);
+			return;
+		}
+		memcpy(page_address(page), data + head, len - head);
+		skb_add_rx_frag(skb, 0, page, 0, len - head, PAGE_SIZE);
+	}
+	skb->dev = b->ndev;
+	local_bh_disable();	/* as in the UDP encap softirq */
+	mrc_rx_rcv(skb, false);
+	local_bh_enable();
+}
+
+/*
+ * What a hostile or broken sender can make B do with packets aimed at a
+ * real QP and a real, remotely writable buffer: nothing. Every variant is
+ * dropped and counted, no byte of the buffer changes, and the connection
+ * carries a normal WRITE afterwards.
+ */
+static void mrc_rc_hostile_packets_change_nothing(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *b = &t->e[1];
+	u8 *pkt = kunit_kzalloc(test, 512, GFP_KERNEL);
+	u8 *bad = kunit_kzalloc(test, 512, GFP_KERNEL);
+	u8 payload[64];
+	struct mrc_pkt p = { };
+	u64 drop0, drops;
+	u32 len = 0, cut, n = 0, i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pkt);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bad);
+	memset(payload, 0xee, sizeof(payload));
+	memset(b->buf, 0, MRC_T_BUF + 64);
+	p.type = MRC_PKT_WRITE;
+	p.flags = MRC_F_FIRST | MRC_F_LAST;
+	p.dst_qpn = b->qp->qp_num;
+	p.cookie = 100;		/* B's rq_psn: the live connection's cookie */
+	p.psn = 100 + (1u << 21);	/* far outside any window */
+	p.msn = 0;
+	p.write.va = (uintptr_t)b->buf;
+	p.write.rkey = b->pd->unsafe_global_rkey;
+	p.write.total_len = sizeof(payload);
+	p.payload = payload;
+	p.payload_len = sizeof(payload);
+	KUNIT_ASSERT_EQ(test, mrc_wire_encode(&p, pkt, 512, &len), MRC_WIRE_OK);
+	drop0 = mrc_t_stat(b->dev, MRC_STAT_RX_DROPPED);
+
+	/* bad ICRC, linear and split over a page fragment */
+	memcpy(bad, pkt, len);
+	bad[len - 1] ^= 1;
+	mrc_t_inject(b, bad, len, false);
+	mrc_t_inject(b, bad, len, true);
+	n += 2;
+	/* truncated anywhere */
+	for (cut = 0; cut < len; cut += 7, n++)
+		mrc_t_inject(b, pkt, cut, cut & 1);
+	/* a version we do not speak, correctly sealed */
+	memcpy(bad, pkt, len);
+	bad[MRC_WO_VERSION] = 2;
+	mrc_wire_seal(bad, len - MRC_WIRE_ICRC_LEN);
+	mrc_t_inject(b, bad, len, false);
+	n++;
+	/* a QP that does not exist */
+	p.dst_qpn = b->qp->qp_num + 1000;
+	KUNIT_ASSERT_EQ(test, mrc_wire_encode(&p, bad, 512, &len), MRC_WIRE_OK);
+	mrc_t_inject(b, bad, len, false);
+	n++;
+	/* a stale connection's cookie */
+	p.dst_qpn = b->qp->qp_num;
+	p.cookie = 101;
+	KUNIT_ASSERT_EQ(test, mrc_wire_encode(&p, bad, 512, &len), MRC_WIRE_OK);
+	mrc_t_inject(b, bad, len, true);
+	n++;
+	drops = mrc_t_stat(b->dev, MRC_STAT_RX_DROPPED) - drop0;
+	KUNIT_EXPECT_GE(test, drops, (u64)n);
+
+	/* the right cookie but a PSN far ahead: the core refuses to place it */
+	mrc_t_inject(b, pkt, len, false);
+
+	for (i = 0; i < MRC_T_BUF + 64; i++)
+		KUNIT_ASSERT_EQ_MSG(test, b->buf[i], 0, "byte %u written", i);
+	/* and the connection is unharmed */
+	mrc_t_write(test, t, 4096);
+}
+
 static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_write_delivers_every_byte),
 	KUNIT_CASE(mrc_rc_send_lands_in_posted_receive),
 	KUNIT_CASE(mrc_rc_read_fetches_remote_bytes),
 	KUNIT_CASE(mrc_rc_write_survives_loss),
+	KUNIT_CASE(mrc_rc_hostile_packets_change_nothing),
 	{}
 };
 
