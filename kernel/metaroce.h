@@ -85,6 +85,7 @@ enum ib_port_state mrc_port_state(const struct net_device *ndev);
 /* ucontext.c: the userspace handshake. */
 int mrc_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void mrc_dealloc_ucontext(struct ib_ucontext *ibuc);
+void mrc_disassociate_ucontext(struct ib_ucontext *ibuc);
 int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
 /* main.c: the registry, told when ib_core deallocates a device. */

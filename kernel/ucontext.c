@@ -23,6 +23,22 @@ void mrc_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device is being removed (rdma link delete, netdev gone, rmmod) while
+ * a process still has it open. ib_core has already destroyed every object
+ * of the context, which removed its mmap entries; the rings were mapped
+ * with remap_vmalloc_range(), whose pages stay referenced by the process's
+ * mapping until it unmaps them, so nothing is left to revoke here.
+ *
+ * Having this operation is what matters: without it, removal waits until
+ * every process closes the device, and ib_uverbs pins the module while
+ * any has it open. With it, processes see the device fail (EIO and
+ * IBV_EVENT_DEVICE_FATAL) and removal goes on.
+ */
+void mrc_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 /* Rings shared with userspace (queue.c). */
 int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `rdma link delete` removes the device completely (sysfs, rdma tool, uverbs
 # char device), and the same name on the same netdev can be added again,
-# coming back ACTIVE with its GIDs; three rounds in both guests.
+# coming back ACTIVE with its GIDs; three rounds in both guests. With the
+# provider, a fourth round deletes the device while a process has it open:
+# the delete does not wait for the process, which sees DEVICE_FATAL.
 set -euo pipefail
 # shellcheck source=lib/link.bash
 . "$(dirname "$0")/lib/link.bash"
@@ -31,6 +33,19 @@ rounds() {
 			fail "round $i: eth0 still has an RDMA link: $(rdma link show)"
 	done
 	echo "$MRC_VM: 3 rounds of add/delete"
+
+	have_provider || { echo "$MRC_VM: no provider, delete while open not tried"; return 0; }
+	rdma link add mrc0 type metaroce netdev eth0
+	hold_open mrc0 /tmp/mrc13.events
+	timeout 15 rdma link delete mrc0 || fail "rdma link delete waited for the process"
+	gone || fail "mrc0 still visible after deleting it while open"
+	wait_until "the process was told DEVICE_FATAL" holder_told /tmp/mrc13.events
+	echo "$MRC_VM: deleted while open; the holder saw DEVICE_FATAL"
+}
+
+case_guest_cleanup() {
+	holder_kill
+	rm -f /tmp/mrc13.events
 }
 
 case_main "$@"

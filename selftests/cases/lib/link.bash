@@ -109,6 +109,28 @@ addr_gids() {
 	done
 }
 
+# hold_open DEV FILE: keep DEV open in the background (ibv_asyncwatch, on a
+# pty so each event line reaches FILE at once) until DEV goes away; returns
+# once the context is open. Needs the provider.
+hold_open() {
+	rm -f "$2"
+	socat -u EXEC:"ibv_asyncwatch -d $1",pty,rawer CREATE:"$2" </dev/null >/dev/null 2>&1 &
+	wait_until "$1 opened by ibv_asyncwatch" grep -qs "async event FD" "$2"
+}
+
+# The holder was told that the device died.
+holder_told() { grep -qs IBV_EVENT_DEVICE_FATAL "$1"; }
+
+holder_kill() {
+	local p
+	for p in $(pidof ibv_asyncwatch); do
+		kill "$p"
+	done
+	return 0
+}
+
+have_provider() { [ -e /etc/libibverbs.d/metaroce.driver ]; }
+
 # The kernel log after the last line containing MARK.
 log_since() {
 	dmesg | awk -v m="$1" \
