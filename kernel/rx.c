@@ -35,6 +35,30 @@ static bool mrc_rx_state_ok(enum ib_qp_state s)
 	       s == IB_QPS_SQE;
 }
 
+/*
+ * [PKT-16] without a hello the cookie is the starting PSN of a direction.
+ * We read "direction" as the one a packet serves: data and responses
+ * carry their sender's sq_psn (the receiver's rq_psn), ACKs and NAKs the
+ * sq_psn of the data they answer, i.e. their own sender's rq_psn, so that
+ * a responder that never reaches RTS (perftest's server) still sends ACKs
+ * the requester accepts.
+ */
+static bool mrc_rx_is_ctrl(const struct mrc_pkt *pkt)
+{
+	return pkt->type == MRC_PKT_ACK || pkt->type == MRC_PKT_NAK ||
+	       pkt->type == MRC_PKT_PROBE;
+}
+
+static u32 mrc_rx_cookie(const struct mrc_qp *qp, const struct mrc_pkt *pkt)
+{
+	return mrc_rx_is_ctrl(pkt) ? qp->attr.rq_psn : qp->attr.sq_psn;
+}
+
+static u32 mrc_rx_cookie_in(const struct mrc_qp *qp, const struct mrc_pkt *pkt)
+{
+	return mrc_rx_is_ctrl(pkt) ? qp->attr.sq_psn : qp->attr.rq_psn;
+}
+
 static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
 		       u32 arg, struct sk_buff_head *out)
 {
@@ -48,7 +72,7 @@ static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
 	pkt.type = MRC_PKT_NAK;
 	pkt.path_id = in->path_id;
 	pkt.tsval = (u32)ktime_get_ns();
-	pkt.cookie = xp->qp->attr.sq_psn;
+	pkt.cookie = mrc_rx_cookie(xp->qp, &pkt);
 	pkt.nak.code = code;
 	pkt.nak.psn = in->psn;
 	pkt.nak.msn = in->msn;
@@ -81,7 +105,7 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 
 		mrc_conn_ack_to_pkt(&ack, &pkt);
 		pkt.tsval = (u32)now;
-		pkt.cookie = qp->attr.sq_psn;
+		pkt.cookie = mrc_rx_cookie(qp, &pkt);
 		/* [OPS-20] receive credits: a hint, read without the rq lock */
 		pkt.ack.rsn_limit = xp->rsn_head +
 			(qp->srq ? MRC_CONN_MSGS : mrc_queue_count(&qp->rq.q));
@@ -380,7 +404,7 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	u64 now = ktime_get_ns();
 
 	/* [PKT-16] packets of another (earlier) connection are not ours */
-	if (!xp->live || pkt->cookie != xp->qp->attr.rq_psn ||
+	if (!xp->live || pkt->cookie != mrc_rx_cookie_in(xp->qp, pkt) ||
 	    !mrc_rx_state_ok(state)) {
 		mrc_stat_inc(to_mrc_dev(xp->qp->ibqp.device),
 			     MRC_STAT_RX_DROPPED);
