@@ -187,7 +187,8 @@ static void mark_acked(struct mrc_path_tx *tx, u32 psn,
 		ev->n_late++;
 		tx->late_acks++;
 		tx->clean_acks = 0;
-		if (shift < MRC_PATH_WND && shift + 1 > tx->reorder)
+		/* a timer's false alarm is a lost ACK, not reordering */
+		if (s->by_gap && shift < MRC_PATH_WND && shift + 1 > tx->reorder)
 			tx->reorder = mrc_min_u32(shift + 1, MRC_PATH_REORDER_MAX);
 	} else {
 		return;
@@ -205,6 +206,7 @@ static void mark_lost(struct mrc_path_tx *tx, struct mrc_path_slot *s,
 	tx->inflight_bytes -= s->len;
 	ev->lost_bytes += s->len;
 	s->state = MRC_SLOT_LOST;
+	s->by_gap = 0;
 	ev->lost[ev->n_lost++] = s->cookie;
 }
 
@@ -287,6 +289,7 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 
 		if (s->state == MRC_SLOT_INFLIGHT) {
 			mark_lost(tx, s, ev);
+			s->by_gap = 1;
 			tx->lost_gap++;
 		}
 	}

@@ -64,7 +64,7 @@ struct mrc_path_slot {
 	u32 cookie;		/* caller's handle of what this PSN carried */
 	u16 len;		/* payload bytes, for the windows */
 	u8 state;		/* enum mrc_slot_state */
-	u8 rsvd;
+	u8 by_gap;		/* LOST: declared by a gap, not a timer */
 };
 
 struct mrc_path_tx {

@@ -184,6 +184,9 @@ double goodput(double loss, uint32_t npaths, uint64_t seed)
 		for (uint32_t i = 0; i < npaths; i++) {
 			const mrc_path *p = &a->path[i];
 
+			printf("  path %u: pto fired %llu lost_pto %llu reorder %u\n", i,
+			       (unsigned long long)p->tx.pto_fired,
+			       (unsigned long long)p->tx.lost_pto, p->tx.reorder);
 			printf("  path %u: sent %llu gap %llu rto %llu late %llu fired %llu cwnd %u ssth %u ecn- %llu loss- %llu loss_pm %u srtt %llu min %llu state %u\n",
 			       i, (unsigned long long)p->tx.sent_pkts,
 			       (unsigned long long)p->tx.lost_gap,

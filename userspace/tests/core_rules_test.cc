@@ -185,6 +185,11 @@ TEST(PathTx, ProbeTimeout)
 	EXPECT_EQ(t.tx.rto_ns, rto);
 	EXPECT_EQ(t.tx.retries, 0u);
 	EXPECT_NE(t.tx.rto_deadline, 0u);	// still watching for silence
+	// [REL-8] its false alarm (the ACK was late) is not reordering
+	t.send(pto + 1, 3);
+	t.ack(pto + 2, 3, {}, 20000);
+	EXPECT_EQ(t.tx.late_acks, 1u);
+	EXPECT_EQ(t.tx.reorder, 1u);
 }
 
 // [REL-5] receiver window: in order, holes, duplicates, forced slide
