@@ -106,9 +106,9 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		mrc_conn_ack_to_pkt(&ack, &pkt);
 		pkt.tsval = (u32)now;
 		pkt.cookie = mrc_rx_cookie(qp, &pkt);
-		/* [OPS-20] receive credits: a hint, read without the rq lock */
-		pkt.ack.rsn_limit = xp->rsn_head +
-			(qp->srq ? MRC_CONN_MSGS : mrc_queue_count(&qp->rq.q));
+		/* [OPS-20] receive credits; an SRQ's are not ours to count */
+		pkt.ack.rsn_limit = xp->rsn_take +
+			(qp->srq ? MRC_CONN_MSGS : mrc_qp_recv_available(qp));
 		hlen = mrc_wire_hdr_len(&pkt);
 		skb = mrc_xp_alloc_skb(xp, hlen + MRC_WIRE_ICRC_LEN);
 		if (!skb)
