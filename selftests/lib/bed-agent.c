@@ -36,7 +36,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "bed-proto.h"
+#include "bed-io.h"
 
 static const char *token = "";
 
@@ -44,52 +44,6 @@ static void die(const char *what)
 {
 	perror(what);
 	exit(1);
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int send_frame(int sock, int type, const void *data, uint32_t len)
-{
-	unsigned char hdr[5];
-	uint32_t be = htonl(len);
-
-	hdr[0] = type;
-	memcpy(hdr + 1, &be, 4);
-	if (write_all(sock, hdr, 5))
-		return -1;
-	return len ? write_all(sock, data, len) : 0;
 }
 
 static int read_u32(int fd, uint32_t *v)
