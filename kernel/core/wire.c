@@ -26,6 +26,7 @@ static const u8 mrc_ext_len[MRC_PKT_TYPE_MAX + 1] = {
 	[MRC_PKT_ACK]		= MRC_WIRE_ACK_LEN,
 	[MRC_PKT_NAK]		= MRC_WIRE_NAK_LEN,
 	[MRC_PKT_PROBE]		= MRC_WIRE_PROBE_LEN,
+	[MRC_PKT_UD_SEND]	= MRC_WIRE_UD_SEND_LEN,
 };
 
 /* [PKT-31] flags each type may carry. */
@@ -40,6 +41,8 @@ static const u16 mrc_allowed_flags[MRC_PKT_TYPE_MAX + 1] = {
 	[MRC_PKT_ACK]		= MRC_F_CE_ECHO,
 	[MRC_PKT_NAK]		= 0,
 	[MRC_PKT_PROBE]		= 0,
+	[MRC_PKT_UD_SEND]	= MRC_F_FIRST | MRC_F_LAST | MRC_F_IMM |
+				  MRC_F_SOLICITED,
 };
 
 static const char * const mrc_reason_names[MRC_WIRE_REASON_COUNT] = {
@@ -90,7 +93,8 @@ static bool mrc_is_sequenced(u8 type)
 static bool mrc_carries_payload(u8 type)
 {
 	return type == MRC_PKT_SEND || type == MRC_PKT_WRITE ||
-	       type == MRC_PKT_READ_RESP || type == MRC_PKT_PROBE;
+	       type == MRC_PKT_READ_RESP || type == MRC_PKT_PROBE ||
+	       type == MRC_PKT_UD_SEND;
 }
 
 /* True when [va, va + len) wraps past 2^64. */
@@ -179,6 +183,14 @@ static enum mrc_wire_reason mrc_check_ext(const struct mrc_pkt *pkt)
 			return MRC_WIRE_E_BAD_FIELD;
 		if (pkt->probe.kind == MRC_PROBE_REQ &&
 		    (pkt->probe.tsecr || pkt->probe.echo_len))
+			return MRC_WIRE_E_RESERVED;
+		return MRC_WIRE_OK;
+	case MRC_PKT_UD_SEND:
+		/* [PKT-87] one packet per message, no connection fields */
+		if ((pkt->flags & first_last) != first_last)
+			return MRC_WIRE_E_BAD_FLAGS;
+		if (pkt->path_id || pkt->cookie ||
+		    (pkt->ud.src_qpn & ~MRC_WIRE_QPN_MASK))
 			return MRC_WIRE_E_RESERVED;
 		return MRC_WIRE_OK;
 	}
@@ -279,6 +291,10 @@ static void mrc_put_ext(const struct mrc_pkt *pkt, u8 *b)
 		mrc_put_be32(b + MRC_WO_PROBE_TSECR, pkt->probe.tsecr);
 		mrc_put_be32(b + MRC_WO_PROBE_CAPS, pkt->probe.caps);
 		mrc_put_be32(b + MRC_WO_PROBE_ECHO_LEN, pkt->probe.echo_len);
+		break;
+	case MRC_PKT_UD_SEND:
+		mrc_put_be32(b + MRC_WO_UD_QKEY, pkt->ud.qkey);
+		mrc_put_be32(b + MRC_WO_UD_SRC_QPN, pkt->ud.src_qpn);
 		break;
 	}
 }
@@ -422,6 +438,10 @@ static enum mrc_wire_reason mrc_get_ext(struct mrc_pkt *pkt, const u8 *b)
 		pkt->probe.tsecr = mrc_get_be32(b + MRC_WO_PROBE_TSECR);
 		pkt->probe.caps = mrc_get_be32(b + MRC_WO_PROBE_CAPS);
 		pkt->probe.echo_len = mrc_get_be32(b + MRC_WO_PROBE_ECHO_LEN);
+		break;
+	case MRC_PKT_UD_SEND:
+		pkt->ud.qkey = mrc_get_be32(b + MRC_WO_UD_QKEY);
+		pkt->ud.src_qpn = mrc_get_be32(b + MRC_WO_UD_SRC_QPN);
 		break;
 	}
 	return MRC_WIRE_OK;

@@ -56,6 +56,7 @@ extern "C" {
 #define MRC_WIRE_ACK_LEN		64
 #define MRC_WIRE_NAK_LEN		16
 #define MRC_WIRE_PROBE_LEN		20
+#define MRC_WIRE_UD_SEND_LEN		8
 
 /*
  * Worst-case bytes a payload-carrying packet adds inside the UDP payload:
@@ -141,6 +142,9 @@ extern "C" {
 #define MRC_WO_PROBE_CAPS	44	/* be32 */
 #define MRC_WO_PROBE_ECHO_LEN	48	/* be32 */
 
+#define MRC_WO_UD_QKEY		32	/* be32 */
+#define MRC_WO_UD_SRC_QPN	36	/* be32, top 8 bits zero */
+
 /* ---- packet types ([PKT-20]) ---- */
 
 enum mrc_pkt_type {
@@ -153,7 +157,8 @@ enum mrc_pkt_type {
 	MRC_PKT_ACK		= 7,
 	MRC_PKT_NAK		= 8,
 	MRC_PKT_PROBE		= 9,
-	MRC_PKT_TYPE_MAX	= MRC_PKT_PROBE,
+	MRC_PKT_UD_SEND		= 10,	/* datagram, unreliable ([PKT-85]) */
+	MRC_PKT_TYPE_MAX	= MRC_PKT_UD_SEND,
 };
 
 /* ---- base flags ([PKT-30]) ---- */
@@ -192,6 +197,10 @@ enum mrc_probe_kind {
 #define MRC_CAP_ATOMIC		0x00000001u	/* responder executes atomics */
 #define MRC_CAP_RATE_HINT	0x00000002u	/* receiver fills ACK rate hints */
 #define MRC_CAP_MULTIPLANE	0x00000004u	/* paths may use several netdevs */
+
+/* [PKT-86] the Q_Key of the GSI QP (QP1), as InfiniBand's. */
+#define MRC_WIRE_GSI_QKEY	0x80010000u
+#define MRC_WIRE_GSI_QPN	1
 
 /* Number of PSNs the ACK bitmap covers beyond the cumulative point. */
 #define MRC_WIRE_SACK_BITS	256
@@ -267,6 +276,11 @@ struct mrc_pkt_probe {
 	u32 echo_len;		/* RESP: packet length of the request */
 };
 
+struct mrc_pkt_ud_send {
+	u32 qkey;		/* checked against the receiving QP's Q_Key */
+	u32 src_qpn;		/* the sending QP (24 bits) */
+};
+
 struct mrc_pkt {
 	u8 type;		/* enum mrc_pkt_type */
 	u8 path_id;
@@ -292,6 +306,7 @@ struct mrc_pkt {
 		struct mrc_pkt_ack ack;
 		struct mrc_pkt_nak nak;
 		struct mrc_pkt_probe probe;
+		struct mrc_pkt_ud_send ud;
 	};
 };
 

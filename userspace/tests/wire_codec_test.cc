@@ -86,6 +86,10 @@ void expect_same(const mrc_pkt &a, const mrc_pkt &b)
 		EXPECT_EQ(a.probe.caps, b.probe.caps);
 		EXPECT_EQ(a.probe.echo_len, b.probe.echo_len);
 		break;
+	case MRC_PKT_UD_SEND:
+		EXPECT_EQ(a.ud.qkey, b.ud.qkey);
+		EXPECT_EQ(a.ud.src_qpn, b.ud.src_qpn);
+		break;
 	default:
 		ADD_FAILURE() << "unknown type";
 	}
@@ -133,7 +137,7 @@ TEST(WireCodec, HeaderSizes)
 		{MRC_PKT_READ_REQ, 20},	 {MRC_PKT_READ_RESP, 12},
 		{MRC_PKT_ATOMIC, 32},	 {MRC_PKT_ATOMIC_RESP, 8},
 		{MRC_PKT_ACK, 64},	 {MRC_PKT_NAK, 16},
-		{MRC_PKT_PROBE, 20},
+		{MRC_PKT_PROBE, 20},	 {MRC_PKT_UD_SEND, 8},
 	};
 	for (auto w : want) {
 		EXPECT_EQ(mrc_wire_ext_len(w.type), w.ext) << int(w.type);

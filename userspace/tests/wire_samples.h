@@ -189,6 +189,23 @@ inline std::vector<WireSample> wire_samples()
 		   MRC_CAP_ATOMIC | MRC_CAP_RATE_HINT, 1456};
 	add("probe_resp", p, {});
 
+	// [PKT-85] datagrams: no connection fields, Q_Key + source QPN
+	p = blank(MRC_PKT_UD_SEND);
+	p.path_id = 0;
+	p.cookie = 0;
+	p.flags = MRC_F_FIRST | MRC_F_LAST;
+	p.dst_qpn = MRC_WIRE_GSI_QPN;
+	p.ud = {MRC_WIRE_GSI_QKEY, 1};
+	add("ud_gsi_mad", p, pattern(256, 0x37));
+	p.dst_qpn = 0x000123;
+	p.flags = MRC_F_FIRST | MRC_F_LAST | MRC_F_IMM | MRC_F_SOLICITED;
+	p.imm = 0xdeadbeef;
+	p.ud = {0x11111111, 0x00fedcba};
+	add("ud_send_imm", p, pattern(1024, 5));
+	p.flags = MRC_F_FIRST | MRC_F_LAST;
+	p.imm = 0;
+	add("ud_send_empty", p, {});
+
 	for (auto &w : s)
 		w.repoint();
 	return s;
