@@ -15,7 +15,9 @@
 //   client: mrc_verbs_check -d DEV [-g GID_INDEX] [-p TCP_PORT] [-e] SERVER
 //
 // -e waits for completions through a completion channel (req_notify_cq)
-// instead of busy polling. Output: "ok STEP ..." / "fail STEP: why" lines,
+// instead of busy polling. -w N (client, default 2048, 0 = none) streams N
+// 4 KiB WRITEs with 64 in flight before the error step, for throughput and
+// the provider's doorbell count (MRC_PROVIDER_STATS=1). Output: "ok STEP ..." / "fail STEP: why" lines,
 // exit status 0 when every step passed.
 
 #include <arpa/inet.h>
@@ -303,7 +305,7 @@ void connect_qp(Ctx &c, int gidx)
 				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		die("modify_qp RTR: %s", strerror(errno));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
+	a.timeout = 17;	// 0.5 s: the bed runs under TCG, often loaded
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = c.me.psn;
@@ -400,7 +402,7 @@ bool all_ok(const std::vector<ibv_wc> &wcs, const char *step)
 // --- the steps --------------------------------------------------------------
 
 enum Step : uint32_t { kHello = 1, kSendReady, kSendDone, kWriteDone, kReadReady, kReadDone,
-		       kAtomicReady, kAtomicDone, kErrorStep, kBye };
+		       kAtomicReady, kAtomicDone, kStreamDone, kErrorStep, kBye };
 
 const uint32_t kSendSizes[] = {1, 7, 100, 1024, 1500, 4096, 65536, 1u << 20};
 constexpr int kSendIters = 4;
@@ -487,11 +489,20 @@ void server(Ctx &c, int fd)
 	report(*ctr == m.val, "atomic-target", "counter %llu, expected %llu",
 	       (unsigned long long)*ctr, (unsigned long long)m.val);
 
+	// the stream lands in buf[0, 1 MiB): its last round must be there
+	m = recv_msg(fd, kStreamDone);
+	if (m.arg) {
+		long bad = check(c.buf, kSlot, m.val);
+
+		report(bad < 0, "stream-target", "last round (seed %llu) first bad byte %ld",
+		       (unsigned long long)m.val, bad);
+	}
+
 	recv_msg(fd, kErrorStep);
 	send_msg(fd, kBye);
 }
 
-void client(Ctx &c, int fd)
+void client(Ctx &c, int fd, uint32_t stream_wrs)
 {
 	std::vector<ibv_wc> wcs;
 	uint8_t *src = c.buf;
@@ -607,6 +618,41 @@ void client(Ctx &c, int fd)
 		send_msg(fd, kAtomicDone, 0, 7);
 	}
 
+	// stream: WRITEs of 4 KiB, kDepth/2 in flight, signaled every 16th;
+	// a round of 256 covers the peer's first MiB with one pattern
+	if (stream_wrs) {
+		constexpr uint32_t kSz = 4096, kPerRound = kSlot / kSz, kSig = 16;
+		uint32_t posted = 0, done = 0, rounds = (stream_wrs + kPerRound - 1) / kPerRound;
+		uint64_t seed = 9000 + rounds - 1;
+		auto t0 = std::chrono::steady_clock::now();
+		bool ok = true;
+
+		stream_wrs = rounds * kPerRound;	// whole rounds
+		fill(src, kSlot, seed);
+		while (ok && done < stream_wrs) {
+			while (posted < stream_wrs && posted - done < kDepth / 2) {
+				uint32_t i = posted % kPerRound;
+				bool sig = (posted + 1) % kSig == 0;
+
+				if (post_send(c, IBV_WR_RDMA_WRITE, posted, src + i * kSz, kSz,
+					      c.peer.addr + i * kSz, c.peer.rkey,
+					      sig ? IBV_SEND_SIGNALED : 0))
+					die("post_send stream: %s", strerror(errno));
+				posted++;
+			}
+			wcs.clear();
+			ok = wait_wc(c, wcs, 1) && all_ok(wcs, "stream");
+			for (auto &w : wcs)
+				done = static_cast<uint32_t>(w.wr_id) + 1;
+		}
+		double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+		report(ok, "stream", "%u WRITEs of %u B in %.2f s, %.2f MiB/s", stream_wrs, kSz, s,
+		       stream_wrs * double(kSz) / s / 1048576);
+		send_msg(fd, kStreamDone, ok, seed);
+	} else {
+		send_msg(fd, kStreamDone, 0);
+	}
+
 	// errors: a bad rkey, then a WR behind it
 	{
 		post_send(c, IBV_WR_RDMA_WRITE, 900, src, 64, c.peer.addr, c.peer.rkey ^ 0x5a5a00);
@@ -632,15 +678,17 @@ int main(int argc, char **argv)
 {
 	const char *dev = nullptr, *peer = nullptr;
 	int gidx = 1, port = 18777, opt;
+	uint32_t stream_wrs = 2048;
 	Ctx c;
 
-	while ((opt = getopt(argc, argv, "d:g:p:e")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:w:e")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'p': port = atoi(optarg); break;
 		case 'e': c.events = true; break;
-		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-e] [SERVER]", argv[0]);
+		case 'w': stream_wrs = static_cast<uint32_t>(atoi(optarg)); break;
+		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-e] [SERVER]", argv[0]);
 		}
 	}
 	if (!dev)
@@ -659,7 +707,7 @@ int main(int argc, char **argv)
 	recv_msg(fd, kHello);
 
 	if (peer)
-		client(c, fd);
+		client(c, fd, stream_wrs);
 	else
 		server(c, fd);
 
