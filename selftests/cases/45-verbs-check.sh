@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Our verbs test tool between the guests over metaroce (mrc0 on eth0, RoCE
+# v2 GID index 1): SEND/SEND_WITH_IMM 1 B to 1 MiB with 2 SGEs, 64
+# back-to-back WRITEs ending in WRITE_WITH_IMM, READs, FETCH_ADD and
+# CMP_SWP, every received byte checked against its pattern, the FNV-1a
+# checksums of both sides compared, then the bad-rkey error path
+# (REM_ACCESS_ERR, WR_FLUSH_ERR, QP in ERR). Once busy polling, once
+# through a completion channel (-e).
+#
+# It also checks the provider's fast path: with MRC_PROVIDER_STATS=1 the
+# provider reports per QP how many send WRs were posted and how many
+# doorbells (system calls) they cost; a sender with WRs in flight must
+# post without ringing, so doorbells must stay below the WR count.
+set -euo pipefail
+# shellcheck source=lib/link.bash
+. "$(dirname "$0")/lib/link.bash"
+
+PORT=18745
+TOOL=$TOP/build/userspace/tools/mrc_verbs_check
+SLOG=/tmp/45-verbs-check.server	# in guest b: output, then .rc
+
+# ---------------------------------------------------------------- guest side
+up() {
+	[ -x "$TOOL" ] || fail "no $TOOL (make userspace)"
+	rdma link add mrc0 type metaroce netdev eth0
+	wait_until "mrc0 ACTIVE" port_is mrc0 "4: ACTIVE"
+}
+
+listening() {
+	awk -v p="$(printf '%04X' "$PORT")" \
+		'$2 ~ ":" p "$" && $4 == "0A" { f = 1 } END { exit !f }' \
+		/proc/net/tcp
+}
+
+server() {
+	rm -f "$SLOG" "$SLOG.rc"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	MRC_PROVIDER_STATS=1 setsid bash -c \
+		'timeout 150 "$1" "${@:2}" > "$0" 2>&1; echo $? > "$0.rc"' \
+		"$SLOG" "$TOOL" -d mrc0 -g 1 -p "$PORT" "$@" < /dev/null > /dev/null 2>&1 &
+	wait_until "server listening on $PORT" listening
+}
+
+server_done() {
+	MRC_TIMEOUT=160 wait_until "server finished" test -e "$SLOG.rc"
+	grep -E '^(ok|fail) ' "$SLOG" | sed 's/^/  b: /'
+	[ "$(cat "$SLOG.rc")" = 0 ] || fail "server exit status $(cat "$SLOG.rc"): $(cat "$SLOG")"
+	grep -q "server: all steps passed" "$SLOG" || fail "server did not pass every step"
+}
+
+client() {
+	local out wrs dbs
+	out=$(MRC_PROVIDER_STATS=1 timeout 150 "$TOOL" -d mrc0 -g 1 -p "$PORT" "$@" 10.0.0.2 2>&1) ||
+		fail "client failed: $out"
+	grep -E '^(ok|fail) |libmetaroce' <<<"$out" | sed 's/^/  a: /'
+	grep -q "client: all steps passed" <<<"$out" || fail "client did not pass every step"
+	# every checksum line of the sender matches its receiver's
+	[ "$(grep -c '^ok send-sender' <<<"$out")" -eq 8 ] || fail "not every SEND size checked"
+	grep -q '^ok write-sender' <<<"$out" || fail "WRITE not checked on both sides"
+	read -r wrs dbs < <(sed -n 's/.*send wrs \([0-9]*\) doorbells \([0-9]*\),.*/\1 \2/p' <<<"$out" | head -1)
+	[ -n "$wrs" ] || fail "the provider printed no statistics"
+	[ "$dbs" -lt "$wrs" ] || fail "$dbs doorbells for $wrs send WRs: the SQ never polled"
+	echo "  a: $wrs send WRs cost $dbs doorbell system calls"
+}
+
+# ----------------------------------------------------------------- host side
+case_main "$@"
+for vm in a b; do
+	g "$vm" up
+done
+
+run() {
+	echo "mrc_verbs_check $*"
+	g b server "$@"
+	g a client "$@"
+	g b server_done
+}
+
+run -w 256
+run -e -w 0
+echo "ok: 45-verbs-check"
