@@ -13,6 +13,7 @@
 
 #include "metaroce.h"
 #include "stats.h"
+#include "ud.h"
 #include "xport.h"
 
 /* The IB MTU whose payload fits the netdev MTU after our encapsulation. */
@@ -57,23 +58,31 @@ static const struct {
 };
 
 /*
- * The fastest IB width x speed that does not exceed the netdev's link
- * speed. Not ib_get_eth_speed(): it logs a warning on every query of a
- * netdev without a known speed (virtio-net, veth), i.e. on every
- * ibv_devinfo in our test bed. Unknown speed reports the slowest rate.
+ * Remember the netdev's link speed for query_port. ethtool needs RTNL, and
+ * query_port is called where taking it is costly or unsafe (modify_qp,
+ * ib_core work items), so the speed is read here, with RTNL held: when
+ * the device is created and on every netdev event that can change it.
+ * Not ib_get_eth_speed(): it logs a warning on every call for a netdev
+ * without a known speed (virtio-net, veth). Unknown speed counts as 0.
  */
-static void mrc_port_speed(struct net_device *ndev, u16 *speed, u8 *width)
+void mrc_dev_update_speed(struct mrc_dev *dev)
 {
 	struct ethtool_link_ksettings ks;
 	u32 mbps = 0;
-	int i;
 
-	rtnl_lock();
-	if (ndev->reg_state == NETREG_REGISTERED &&
-	    !__ethtool_get_link_ksettings(ndev, &ks) &&
+	ASSERT_RTNL();
+	if (dev->ndev->reg_state == NETREG_REGISTERED &&
+	    !__ethtool_get_link_ksettings(dev->ndev, &ks) &&
 	    ks.base.speed != (u32)SPEED_UNKNOWN)
 		mbps = ks.base.speed;
-	rtnl_unlock();
+	WRITE_ONCE(dev->link_mbps, mbps);
+}
+
+/* The fastest IB width x speed that does not exceed the link speed. */
+static void mrc_port_speed(const struct mrc_dev *dev, u16 *speed, u8 *width)
+{
+	u32 mbps = READ_ONCE(dev->link_mbps);
+	int i;
 
 	for (i = 0; mrc_rates[i].mbps > mbps; i++)
 		;
@@ -98,11 +107,12 @@ static int mrc_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
-/* ib_query_port() has zeroed @attr before calling us. */
+/* ib_query_port() has zeroed @attr before calling us. Takes no lock. */
 static int mrc_query_port(struct ib_device *ibdev, u32 port,
 			  struct ib_port_attr *attr)
 {
-	struct net_device *ndev = to_mrc_dev(ibdev)->ndev;
+	struct mrc_dev *dev = to_mrc_dev(ibdev);
+	struct net_device *ndev = dev->ndev;
 
 	attr->state = mrc_port_state(ndev);
 	if (attr->state == IB_PORT_ACTIVE)
@@ -116,7 +126,7 @@ static int mrc_query_port(struct ib_device *ibdev, u32 port,
 	attr->gid_tbl_len = MRC_GID_TABLE_LEN;
 	attr->pkey_tbl_len = 1;
 	attr->max_vl_num = 1;
-	mrc_port_speed(ndev, &attr->active_speed, &attr->active_width);
+	mrc_port_speed(dev, &attr->active_speed, &attr->active_width);
 	return 0;
 }
 
@@ -261,6 +271,7 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 	INIT_LIST_HEAD(&dev->registry);
 	mrc_verbs_tables_init(&dev->tables);
 	dev->tables.qp_hooks = &mrc_xp_hooks;	/* the transport (xport.c) */
+	dev->tables.ud_hooks = &mrc_ud_hooks;	/* datagrams (ud.c) */
 
 	/* SMC-R and RDS only accept IB CAs; that is what we emulate. */
 	ibdev->node_type = RDMA_NODE_IB_CA;

@@ -19,6 +19,7 @@
 #include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 
 #include "metaroce.h"
@@ -121,10 +122,12 @@ static int mrc_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	mutex_lock(&mrc_registry_lock);
 	dev = mrc_registry_find(ndev);
-	if (dev && event == NETDEV_UNREGISTER)
+	if (dev && event == NETDEV_UNREGISTER) {
 		mrc_dev_detach(dev);
-	else if (dev)
+	} else if (dev) {
+		mrc_dev_update_speed(dev);
 		mrc_dev_update_port(dev);
+	}
 	mutex_unlock(&mrc_registry_lock);
 	return NOTIFY_DONE;
 }
@@ -227,6 +230,10 @@ static int mrc_newlink(const char *name, struct net_device *ndev)
 		ib_dealloc_device(&dev->ibdev);
 		return err;
 	}
+	/* Listed: from here on the notifier keeps the speed current. */
+	rtnl_lock();
+	mrc_dev_update_speed(dev);
+	rtnl_unlock();
 
 	/*
 	 * Once registered, the device can be unregistered and freed by

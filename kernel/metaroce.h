@@ -55,6 +55,7 @@ struct mrc_dev {
 	bool live;			/* ib_register_device() returned */
 	bool ndev_gone;			/* netdev left before we were live */
 	enum ib_port_state port_state;	/* last state announced by event */
+	u32 link_mbps;			/* netdev speed, 0 if unknown (RTNL) */
 
 	/* Unregistration requested from the netdev notifier. */
 	struct work_struct unreg_work;
@@ -81,6 +82,7 @@ static inline struct mrc_ucontext *to_mrc_ucontext(struct ib_ucontext *ibuc)
 /* device.c: what a device is and what it reports. */
 struct mrc_dev *mrc_dev_alloc(struct net_device *ndev);
 enum ib_port_state mrc_port_state(const struct net_device *ndev);
+void mrc_dev_update_speed(struct mrc_dev *dev);
 
 /* ucontext.c: the userspace handshake. */
 int mrc_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
