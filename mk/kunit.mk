@@ -2,21 +2,26 @@
 #
 #   make test-kunit      build UML with the module built in, run every suite,
 #                        write $(RESULTS)/kunit.results and print a tally
+#   make test-kunit KUNIT_FILTER='metaroce_wire*'   only the matching suites
+#                        (a kunit.py filter_glob: suite or suite.case)
 #
 # The module is built the way it would live upstream: our kernel/ directory is
 # linked into the cached linux-source tree as drivers/infiniband/sw/metaroce and
 # two hook lines (one Kconfig `source`, one Makefile `obj-`) are added to that
 # cached tree. Our sources are never touched. The tree stays at one absolute
 # path so ccache (in .cache/ccache) hits; the build dir is .cache/kunit-build, so
-# reruns are incremental. Full log of the last run: .cache/kunit.log.
+# reruns are incremental. Full log of the last run: .cache/kunit.log; its raw
+# KTAP output: $(RESULTS)/kunit.ktap.
 
 KUNIT_TREE     := $(CACHE)/linux-source-6.1
 KUNIT_BUILD    := $(CACHE)/kunit-build
 KUNIT_CCACHE   := $(CACHE)/ccache
 KUNIT_LOG      := $(CACHE)/kunit.log
 KUNIT_RESULTS  := $(RESULTS)/kunit.results
+KUNIT_KTAP     := $(RESULTS)/kunit.ktap
 KUNIT_JOBS     ?= 2
 KUNIT_TIMEOUT  ?= 600
+KUNIT_FILTER   ?=
 KUNIT_LINK     := $(KUNIT_TREE)/drivers/infiniband/sw/metaroce
 KUNIT_KCONFIG  := $(KUNIT_TREE)/drivers/infiniband/Kconfig
 KUNIT_MAKEFILE := $(KUNIT_TREE)/drivers/infiniband/sw/Makefile
@@ -37,22 +42,33 @@ kunit-tree:
 		printf '%s\n' 'obj-$$(CONFIG_METAROCE)		+= metaroce/' >> $(KUNIT_MAKEFILE)
 
 # kunit.py exits non-zero on any failure; the verdict is the results file, so
-# the recipe only fails when the converted results hold a failure.
+# the recipe only fails when the converted results hold a failure. One run at
+# a time per build dir (flock): parallel `make test`s queue instead of mixing.
 test-kunit: deps-check kunit-tree
 	@mkdir -p $(RESULTS) $(KUNIT_CCACHE)
-	@rm -f $(KUNIT_BUILD)/test.log
 	@echo "kunit: building UML and running kernel/tests (log: $(KUNIT_LOG))"
 	@start=$$(date +%s); \
-	CCACHE_DIR=$(KUNIT_CCACHE) python3 $(KUNIT_TREE)/tools/testing/kunit/kunit.py run \
-		--arch=um --kunitconfig=$(TOP)/kernel/tests --build_dir=$(KUNIT_BUILD) \
-		--jobs=$(KUNIT_JOBS) --timeout=$(KUNIT_TIMEOUT) --make_options 'CC=ccache gcc' \
-		>$(KUNIT_LOG) 2>&1; \
+	CCACHE_DIR=$(KUNIT_CCACHE) flock $(KUNIT_BUILD).lock sh -c ' \
+		rm -f $(KUNIT_BUILD)/test.log $(KUNIT_KTAP) $(KUNIT_KTAP).build-failed; \
+		python3 $(KUNIT_TREE)/tools/testing/kunit/kunit.py run \
+			--arch=um --kunitconfig=$(TOP)/kernel/tests \
+			--build_dir=$(KUNIT_BUILD) --jobs=$(KUNIT_JOBS) \
+			--timeout=$(KUNIT_TIMEOUT) --make_options "CC=ccache gcc" \
+			$(if $(KUNIT_FILTER),"$(KUNIT_FILTER)") >$(KUNIT_LOG) 2>&1; \
+		rc=$$?; \
+		cp $(KUNIT_BUILD)/test.log $(KUNIT_KTAP) 2>/dev/null; \
+		grep -q "Starting KUnit Kernel" $(KUNIT_LOG) || \
+			grep -E "error|Error" $(KUNIT_LOG) | head -20 >$(KUNIT_KTAP).build-failed; \
+		exit $$rc'; \
 	rc=$$?; \
-	built=; grep -q 'Starting KUnit Kernel' $(KUNIT_LOG) || built=--build-failed; \
-	[ -z "$$built" ] || { echo "kunit: build failed; last lines of $(KUNIT_LOG):"; \
-		grep -E 'error|Error' $(KUNIT_LOG) | head -20; }; \
-	python3 $(TOP)/kernel/tests/ktap2results.py $(KUNIT_BUILD)/test.log \
-		$(TOP)/kernel/tests $$built >$(KUNIT_RESULTS) || \
+	built=; \
+	if [ -f $(KUNIT_KTAP).build-failed ]; then \
+		built=--build-failed; echo "kunit: build failed; errors in $(KUNIT_LOG):"; \
+		cat $(KUNIT_KTAP).build-failed; rm -f $(KUNIT_KTAP).build-failed; \
+	fi; \
+	python3 $(TOP)/kernel/tests/ktap2results.py $(KUNIT_KTAP) \
+		$(TOP)/kernel/tests $$built $(if $(KUNIT_FILTER),--filtered) \
+		>$(KUNIT_RESULTS) || \
 		echo 'fail kunit.results_converter' >>$(KUNIT_RESULTS); \
 	echo "kunit: kunit.py exit $$rc after $$(( $$(date +%s) - start )) s"; \
 	if [ "$(TALLY_SKIP)" != 1 ]; then $(TALLY) $(KUNIT_RESULTS); \
