@@ -13,6 +13,7 @@
 
 #include "metaroce.h"
 #include "stats.h"
+#include "ud.h"
 #include "xport.h"
 
 /* The IB MTU whose payload fits the netdev MTU after our encapsulation. */
@@ -270,6 +271,7 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 	INIT_LIST_HEAD(&dev->registry);
 	mrc_verbs_tables_init(&dev->tables);
 	dev->tables.qp_hooks = &mrc_xp_hooks;	/* the transport (xport.c) */
+	dev->tables.ud_hooks = &mrc_ud_hooks;	/* datagrams (ud.c) */
 
 	/* SMC-R and RDS only accept IB CAs; that is what we emulate. */
 	ibdev->node_type = RDMA_NODE_IB_CA;

@@ -655,7 +655,8 @@ int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_queues;
 	}
-	qp->hooks = t->qp_hooks;
+	qp->hooks = init->qp_type == IB_QPT_UD || init->qp_type == IB_QPT_GSI ?
+		    t->ud_hooks : t->qp_hooks;
 	err = mrc_qp_number(qp, t);
 	if (err)
 		goto err_queues;

@@ -18,6 +18,7 @@
 
 #include "metaroce.h"
 #include "stats.h"
+#include "ud.h"
 #include "xport.h"
 
 static atomic_long_t mrc_rx_malformed = ATOMIC_LONG_INIT(0);
@@ -460,6 +461,10 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 				    mrc_wire_reason_str(r),
 				    atomic_long_read(&mrc_rx_malformed));
 		goto drop;
+	}
+	if (pkt.type == MRC_PKT_UD_SEND) {
+		mrc_ud_rcv(ibdev, skb, &pkt);	/* datagrams: ud.c */
+		goto put_dev;
 	}
 	qp = mrc_qp_get(ibdev, pkt.dst_qpn);
 	if (!qp)

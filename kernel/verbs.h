@@ -54,6 +54,7 @@ struct mrc_verbs_tables {
 	u32 next_qpn;
 	struct mrc_qp *gsi;	/* QP1, set while it exists */
 	const struct mrc_qp_hooks *qp_hooks;	/* transport glue */
+	const struct mrc_qp_hooks *ud_hooks;	/* ... of UD and GSI QPs */
 };
 
 void mrc_verbs_tables_init(struct mrc_verbs_tables *t);
