@@ -39,10 +39,9 @@ static bool mrc_rx_state_ok(enum ib_qp_state s)
 /*
  * [PKT-16] without a hello the cookie is the starting PSN of a direction.
  * We read "direction" as the one a packet serves: data and responses
- * carry their sender's sq_psn (the receiver's rq_psn), ACKs and NAKs the
- * sq_psn of the data they answer, i.e. their own sender's rq_psn, so that
- * a responder that never reaches RTS (perftest's server) still sends ACKs
- * the requester accepts.
+ * carry their sender's starting PSN (xp->tx_cookie), ACKs and NAKs the
+ * starting PSN of the data they answer (xp->rx_cookie), so that a
+ * responder that never reaches RTS still sends ACKs the requester takes.
  */
 static bool mrc_rx_is_ctrl(const struct mrc_pkt *pkt)
 {
@@ -50,14 +49,35 @@ static bool mrc_rx_is_ctrl(const struct mrc_pkt *pkt)
 	       pkt->type == MRC_PKT_PROBE;
 }
 
-static u32 mrc_rx_cookie(const struct mrc_qp *qp, const struct mrc_pkt *pkt)
+static u32 mrc_rx_cookie(const struct mrc_xp *xp, const struct mrc_pkt *pkt)
 {
-	return mrc_rx_is_ctrl(pkt) ? qp->attr.rq_psn : qp->attr.sq_psn;
+	return mrc_rx_is_ctrl(pkt) ? xp->rx_cookie : xp->tx_cookie;
 }
 
-static u32 mrc_rx_cookie_in(const struct mrc_qp *qp, const struct mrc_pkt *pkt)
+/*
+ * The peer answers before it had an sq_psn (see mrc_xp_connect_locked()):
+ * its responses start at our sq_psn. Follow it, once, while nothing of
+ * its data arrived yet.
+ */
+static void mrc_rx_follow_peer(struct mrc_xp *xp)
 {
-	return mrc_rx_is_ctrl(pkt) ? qp->attr.sq_psn : qp->attr.rq_psn;
+	struct mrc_conn *c = &xp->conn;
+	u32 i;
+
+	if (c->stats.rx_new || c->stats.rx_dup || c->stats.rx_drop)
+		return;
+	xp->rx_cookie = xp->tx_cookie;
+	for (i = 0; i < c->cfg.npaths; i++)
+		mrc_path_rx_init(&c->path[i].rx, xp->rx_cookie);
+}
+
+static bool mrc_rx_cookie_ok(struct mrc_xp *xp, const struct mrc_pkt *pkt)
+{
+	if (mrc_rx_is_ctrl(pkt))
+		return pkt->cookie == xp->tx_cookie;
+	if (pkt->cookie != xp->rx_cookie && pkt->cookie == xp->tx_cookie)
+		mrc_rx_follow_peer(xp);
+	return pkt->cookie == xp->rx_cookie;
 }
 
 static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
@@ -73,7 +93,7 @@ static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
 	pkt.type = MRC_PKT_NAK;
 	pkt.path_id = in->path_id;
 	pkt.tsval = (u32)ktime_get_ns();
-	pkt.cookie = mrc_rx_cookie(xp->qp, &pkt);
+	pkt.cookie = mrc_rx_cookie(xp, &pkt);
 	pkt.nak.code = code;
 	pkt.nak.psn = in->psn;
 	pkt.nak.msn = in->msn;
@@ -106,7 +126,7 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 
 		mrc_conn_ack_to_pkt(&ack, &pkt);
 		pkt.tsval = (u32)now;
-		pkt.cookie = mrc_rx_cookie(qp, &pkt);
+		pkt.cookie = mrc_rx_cookie(xp, &pkt);
 		/* [OPS-20] receive credits; an SRQ's are not ours to count */
 		pkt.ack.rsn_limit = xp->rsn_take +
 			(qp->srq ? MRC_CONN_MSGS : mrc_qp_recv_available(qp));
@@ -405,16 +425,16 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	u64 now = ktime_get_ns();
 
 	/* [PKT-16] packets of another (earlier) connection are not ours */
-	if (!xp->live || pkt->cookie != mrc_rx_cookie_in(xp->qp, pkt) ||
-	    !mrc_rx_state_ok(state)) {
+	if (!xp->live || !mrc_rx_state_ok(state) ||
+	    !mrc_rx_cookie_ok(xp, pkt)) {
 		mrc_stat_inc(to_mrc_dev(xp->qp->ibqp.device),
 			     MRC_STAT_RX_DROPPED);
 		return;
 	}
 	switch (pkt->type) {
 	case MRC_PKT_ACK:
-		if (state != IB_QPS_RTR)
-			mrc_tx_on_ack(xp, now, pkt, out);
+		/* also in RTR: a responder's READ/ATOMIC responses are acked */
+		mrc_tx_on_ack(xp, now, pkt, out);
 		break;
 	case MRC_PKT_NAK:
 		mrc_tx_on_nak(xp, pkt);

@@ -14,6 +14,7 @@
 
 #include "metaroce.h"
 #include "stats.h"
+#include "trace.h"
 #include "xport.h"
 
 static struct mrc_xp_swqe *mrc_swqe(struct mrc_xp *xp, u32 i)
@@ -290,7 +291,7 @@ static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
 	pkt.msn = seg->msn;
 	pkt.ssn = seg->ssn;
 	pkt.tsval = seg->tsval;
-	pkt.cookie = xp->qp->attr.sq_psn;
+	pkt.cookie = xp->tx_cookie;
 	pkt.payload_len = seg->len;
 
 	if (seg->msg_cookie & MRC_XP_COOKIE_RESP) {
@@ -402,6 +403,7 @@ void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	mrc_conn_ack_from_pkt(pkt, &ack);
 	if (!mrc_conn_on_ack(&xp->conn, now, &ack))
 		return;
+	trace_mrc_path_ack(xp, &ack);
 	/*
 	 * The windows may have opened: send a little right here, as TCP
 	 * does from its ACK processing; the work item takes over beyond

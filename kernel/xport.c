@@ -208,8 +208,16 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * port MTU already left room for every header.
 	 */
 	mrc_conn_cfg_default(&cfg, clamp_t(u32, npaths, 1, MRC_MAX_PATHS), mss);
-	cfg.tx_isn = a->sq_psn;
-	cfg.rx_isn = a->rq_psn;
+	/*
+	 * A responder may answer READs and ATOMICs before it reaches RTS,
+	 * or without ever doing so (perftest's server): until sq_psn is
+	 * known its responses start at rq_psn, the one PSN both ends know
+	 * at RTR, and the requester follows (mrc_rx_follow_peer()).
+	 */
+	xp->tx_cookie = a->sq_psn ? a->sq_psn : a->rq_psn;
+	xp->rx_cookie = a->rq_psn;
+	cfg.tx_isn = xp->tx_cookie;
+	cfg.rx_isn = xp->rx_cookie;
 	cfg.retry_limit = a->retry_cnt;
 	/*
 	 * A software endpoint is scheduled, not clocked: a peer that waits
@@ -254,12 +262,13 @@ static void mrc_xp_modified(struct mrc_qp *qp, int mask, enum ib_qp_state old)
 					    qp->ibqp.qp_num);
 		break;
 	case IB_QPS_RTS:
-		/* sq_psn arrives with RTS; nothing was sent before it */
-		if (xp->live && old == IB_QPS_RTR && !xp->conn.stats.tx_segs)
-			for (i = 0; i < xp->conn.cfg.npaths; i++)
-				mrc_path_tx_init(&xp->conn.path[i].tx,
-						 &xp->conn.cfg.path,
-						 qp->attr.sq_psn);
+		/* sq_psn arrives with RTS; if nothing was sent before it */
+		if (!xp->live || old != IB_QPS_RTR || xp->conn.stats.tx_segs)
+			break;
+		xp->tx_cookie = qp->attr.sq_psn;
+		for (i = 0; i < xp->conn.cfg.npaths; i++)
+			mrc_path_tx_init(&xp->conn.path[i].tx,
+					 &xp->conn.cfg.path, xp->tx_cookie);
 		break;
 	default:
 		break;

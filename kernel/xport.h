@@ -107,6 +107,8 @@ struct mrc_xp {
 	bool dead;			/* destroy began */
 	bool flushed;			/* ERR: held WQEs given back */
 	u32 dest_qpn;
+	u32 tx_cookie;			/* our data's ISN and cookie ([PKT-16]) */
+	u32 rx_cookie;			/* the peer's */
 	u8 dscp_data;
 	u8 dscp_ctrl;
 
