@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Tracepoints of metaroce (TRACE_SYSTEM metaroce).
+ *
+ * mrc_path_ack fires once per valid ACK, after the core applied it, with
+ * the numbers of the path it acknowledged: RTT, windows, counters. The
+ * BPF telemetry (bpf/path_telemetry.bpf.c, userspace/tools/metaroce-top)
+ * attaches to it; with nothing attached it costs a static branch.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM metaroce
+
+#if !defined(MRC_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define MRC_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+
+#include "metaroce.h"
+#include "xport.h"
+#include "trace_fields.h"
+
+#ifndef MRC_TRACE_HELPERS
+#define MRC_TRACE_HELPERS
+/* The path an ACK the core accepted speaks for (path_id is checked). */
+static inline const struct mrc_path *
+mrc_trace_path(const struct mrc_xp *xp, const struct mrc_ack_info *ack)
+{
+	return &xp->conn.path[ack->path_id];
+}
+
+static inline u32 mrc_trace_us(u64 ns)
+{
+	return (u32)min_t(u64, div_u64(ns, NSEC_PER_USEC), U32_MAX);
+}
+#endif
+
+TRACE_EVENT(mrc_path_ack,
+	    TP_PROTO(const struct mrc_xp *xp, const struct mrc_ack_info *ack),
+	    TP_ARGS(xp, ack),
+	    TP_STRUCT__entry(MRC_TP_PATH_ACK_FIELDS),
+	    TP_fast_assign(const struct mrc_path *p = mrc_trace_path(xp, ack);
+
+			   strscpy(__entry->dev,
+				   dev_name(&xp->qp->ibqp.device->dev),
+				   MRC_TP_DEV_LEN);
+			   __entry->tx_pkts = p->tx.sent_pkts;
+			   __entry->acked_pkts = p->tx.acked_pkts;
+			   __entry->lost_pkts = p->tx.lost_gap +
+						p->tx.lost_rto + p->tx.lost_pto;
+			   __entry->rto_fired = p->tx.rto_fired;
+			   __entry->qpn = xp->qp->ibqp.qp_num;
+			   __entry->srtt_us = mrc_trace_us(p->tx.srtt_ns);
+			   __entry->min_rtt_us = mrc_trace_us(p->tx.min_rtt_ns);
+			   __entry->rto_us = mrc_trace_us(p->tx.rto_ns);
+			   __entry->cwnd = p->cc.cwnd;
+			   __entry->inflight = p->tx.inflight_bytes;
+			   __entry->conn_cwnd = xp->conn.cc.cwnd;
+			   __entry->ce = p->ce_seen;
+			   __entry->rate_hint = ack->rate_hint;
+			   __entry->sport = p->sport;
+			   __entry->path = ack->path_id;
+			   __entry->state = p->state;),
+	    TP_printk("%s qpn=%u path=%u sport=%u state=%u srtt_us=%u cwnd=%u inflight=%u tx_pkts=%llu lost=%llu ce=%u hint=%u",
+		      __entry->dev, __entry->qpn, __entry->path,
+		      __entry->sport, __entry->state, __entry->srtt_us,
+		      __entry->cwnd, __entry->inflight, __entry->tx_pkts,
+		      __entry->lost_pkts, __entry->ce, __entry->rate_hint)
+);
+
+#endif /* MRC_TRACE_H */
+
+/* Out of tree the header is found through -I$(src), see Kbuild. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>

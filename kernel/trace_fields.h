@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The fields of the metaroce:mrc_path_ack tracepoint, written once.
+ *
+ * trace.h builds the event from this list, and the BPF telemetry program
+ * (bpf/path_telemetry.bpf.c) builds its view of the raw record from it, so
+ * the two layouts cannot drift apart. The includer defines
+ * __field(type, name) and __array(type, name, len) before expanding it.
+ * Every field is a plain integer: a classic tracepoint program reads them
+ * without BTF of the module.
+ */
+#ifndef MRC_TRACE_FIELDS_H
+#define MRC_TRACE_FIELDS_H
+
+#define MRC_TP_DEV_LEN	16	/* ib device name, truncated */
+
+/*
+ * The list is one argument of MRC_TP_LIST() so that it stays a single
+ * token sequence wherever it is expanded (TP_STRUCT__entry, a struct).
+ */
+#define MRC_TP_LIST(...)	__VA_ARGS__
+
+#define MRC_TP_PATH_ACK_FIELDS MRC_TP_LIST(			\
+	__array(char, dev, MRC_TP_DEV_LEN)			\
+	__field(u64, tx_pkts)	/* PSNs sent, resends included */ \
+	__field(u64, acked_pkts)				\
+	__field(u64, lost_pkts)	/* declared lost: each resent */ \
+	__field(u64, rto_fired)				\
+	__field(u32, qpn)					\
+	__field(u32, srtt_us)	/* 0: no sample yet */		\
+	__field(u32, min_rtt_us)				\
+	__field(u32, rto_us)					\
+	__field(u32, cwnd)	/* path window, bytes */		\
+	__field(u32, inflight)	/* path bytes in flight */	\
+	__field(u32, conn_cwnd)				\
+	__field(u32, ce)	/* peer's CE count, mod 2^32 */	\
+	__field(u32, rate_hint)	/* Mbit/s from this ACK, 0: none */ \
+	__field(u16, sport)					\
+	__field(u8, path)					\
+	__field(u8, state)	/* enum mrc_path_state */	\
+)
+
+#endif /* MRC_TRACE_FIELDS_H */
