@@ -291,7 +291,7 @@ static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
 	pkt.msn = seg->msn;
 	pkt.ssn = seg->ssn;
 	pkt.tsval = seg->tsval;
-	pkt.cookie = xp->qp->attr.sq_psn;
+	pkt.cookie = xp->tx_cookie;
 	pkt.payload_len = seg->len;
 
 	if (seg->msg_cookie & MRC_XP_COOKIE_RESP) {
