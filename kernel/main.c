@@ -162,8 +162,14 @@ static int mrc_registry_add(const char *name, struct mrc_dev *dev)
 	mutex_lock(&mrc_registry_lock);
 	other = mrc_registry_find(dev->ndev);
 	if (other) {
+		/*
+		 * ibdev.name, a plain array, is safe to read while a rename
+		 * runs; it is empty until the other registration has begun.
+		 */
 		pr_err("%s: %s already carries metaroce device %s\n", name,
-		       netdev_name(dev->ndev), dev_name(&other->ibdev.dev));
+		       netdev_name(dev->ndev),
+		       other->ibdev.name[0] ? other->ibdev.name :
+					      "(being created)");
 		err = -EEXIST;
 	} else if (READ_ONCE(dev->ndev->reg_state) != NETREG_REGISTERED) {
 		/* Its NETDEV_UNREGISTER ran before we were listed. */
