@@ -26,6 +26,7 @@ listening() {
 
 server() {
 	rm -f "$SLOG" "$SLOG.rc"
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	setsid bash -c 'timeout 120 ibv_rc_pingpong "$@" > "$0" 2>&1; echo $? > "$0.rc"' \
 		"$SLOG" -p "$PORT" -d mrc0 -g 1 -c "$@" < /dev/null > /dev/null 2>&1 &
 	wait_until "server listening on $PORT" listening
