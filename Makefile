@@ -19,6 +19,7 @@ include mk/kernel.mk
 include mk/userspace.mk
 include mk/bed.mk
 include mk/kunit.mk
+include mk/bench.mk
 
 all: deps-check module userspace
 

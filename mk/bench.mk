@@ -1,0 +1,31 @@
+# mk/bench.mk: metaroce against rdma_rxe with perftest in the two-VM bed.
+#
+#   make bench-verbs   bandwidth 64 B..1 MiB (write/send/read), message rate,
+#                      latency -> selftests/results/verbs.md + verbs.png
+#   make bench-loss    goodput under netem loss / reorder / duplication
+#                      -> selftests/results/loss.md + loss.png
+#
+# Uses the bed that is up (and leaves it up); otherwise boots one and takes
+# it down afterwards. Variables: REPS=3, BENCH_QUICK=1 (0: every loss rate
+# and both sizes; slow), TMO=60 (s per perftest run); N64/N4K/N64K/N1M and
+# NLAT set the iterations. Raw lines stay in .cache/bench/<mode>.raw.
+
+BENCH := $(TOP)/selftests/bench/bench
+
+.PHONY: bench-verbs bench-loss
+
+define bench_run
+	@if $(BED) status | grep -q '^a: running'; then \
+		BED=$(BED) TOP=$(TOP) $(BENCH) $(1); \
+	else \
+		$(BED) up $(BED_UP_ARGS) && rc=0 && \
+		{ BED=$(BED) TOP=$(TOP) $(BENCH) $(1) || rc=$$?; }; \
+		$(BED) down; exit $$rc; \
+	fi
+endef
+
+bench-verbs: deps-check module userspace
+	$(call bench_run,verbs)
+
+bench-loss: deps-check module userspace
+	$(call bench_run,loss)

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Guest side of the benchmarks (selftests/bench/bench runs it through
+# `bed exec`). Both guests get a macvlan "bn0" on eth1 (10.77.0.1 on a,
+# .2 on b) carrying our own devices, mrcb0 (metaroce) and rxeb0 (rdma_rxe):
+# the bench then neither takes nor disturbs the devices other tests put on
+# eth0/eth1, and netem on bn0 impairs only the bench's traffic.
+#
+#   guest.sh up N                    (re)create bn0 and both devices
+#   guest.sh server PORT TOOL ARGS   start a perftest server, wait for it
+#   guest.sh client PORT TOOL ARGS   run the client, print one RESULT line
+#   guest.sh netem SPEC...           netem on bn0 egress ("off" removes it)
+#   guest.sh counters                rdma statistic of both devices
+set -uo pipefail
+
+SLOG=/tmp/mrc-bench-server
+
+up() {
+	local n=$1 i
+	if ! ip link show bn0 >/dev/null 2>&1; then
+		ip link add link eth1 name bn0 address "52:54:00:77:00:0$n" \
+			type macvlan mode bridge || exit 1
+		ip addr add "10.77.0.$n/24" dev bn0
+		ip link set bn0 up
+	fi
+	# the far end's MAC is known: no ARP, which eth1 might answer instead
+	ip neigh replace "10.77.0.$((3 - n))" \
+		lladdr "52:54:00:77:00:0$((3 - n))" dev bn0 nud permanent
+	modprobe metaroce && modprobe crc32_generic && modprobe rdma_rxe ||
+		exit 1
+	[ -e /sys/class/infiniband/mrcb0 ] ||
+		rdma link add mrcb0 type metaroce netdev bn0
+	[ -e /sys/class/infiniband/rxeb0 ] ||
+		rdma link add rxeb0 type rxe netdev bn0
+	for ((i = 0; i < 100; i++)); do
+		grep -qs ACTIVE /sys/class/infiniband/mrcb0/ports/1/state &&
+			grep -qs ACTIVE /sys/class/infiniband/rxeb0/ports/1/state &&
+			return 0
+		sleep 0.1
+	done
+	echo "devices not ACTIVE" >&2
+	exit 1
+}
+
+listening() {
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p=":$(printf '%04X' "$1")\$" \
+			'$2 ~ p && $4 == "0A" { f = 1 } END { exit !f }'
+}
+
+server() {
+	local port=$1 i
+	shift
+	rm -f "$SLOG.$port" "$SLOG.$port.rc"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	setsid bash -c 'timeout "$TMO" "$@" > "$0" 2>&1; echo $? > "$0.rc"' \
+		"$SLOG.$port" "$@" -p "$port" < /dev/null > /dev/null 2>&1 &
+	echo $! > "$SLOG.$port.pid"
+	for ((i = 0; i < 200; i++)); do
+		listening "$port" && return 0
+		sleep 0.1
+	done
+	echo "server on $port never listened" >&2
+	exit 1
+}
+
+# One line: RESULT <status> <MB/s or usec> <msg rate Mpps> <wall s>
+# status: ok, qperr (a completion with error: the QP went to error),
+# timeout, fail (anything else).
+client() {
+	local port=$1 out rc t0 t1 st line
+	shift
+	t0=$(date +%s.%N)
+	out=$(timeout "$TMO" "$@" -p "$port" 10.77.0.2 2>&1)
+	rc=$?
+	t1=$(date +%s.%N)
+	st=ok
+	if [ $rc = 124 ]; then
+		st=timeout
+	elif grep -qE "Completion with error|Failed status|wc status" <<<"$out"; then
+		st=qperr
+	elif [ $rc != 0 ]; then
+		st=fail
+	fi
+	# the last numeric result line of perftest
+	line=$(awk '$1 ~ /^[0-9]+$/ && NF >= 5 { l = $0 } END { print l }' <<<"$out")
+	if [ "$st" = ok ] && [ -z "$line" ]; then
+		st=fail
+	fi
+	if [ "$st" != ok ]; then
+		echo "$out" | tail -5 >&2
+	fi
+	# bw: bytes iters peak avg rate; lat: bytes iters min max typical avg ...
+	echo "RESULT $st $(awk -v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" '{
+		if (NF == 5) print $1, $2, $4, $5, w;
+		else print $1, $2, $5, $6, w }' <<<"${line:-0 0 0 0 0}")"
+	return 0
+}
+
+# End a server that outlived its client (its own session, by pid).
+reap() {
+	local pid i
+	pid=$(cat "$SLOG.$1.pid" 2>/dev/null) || return 0
+	for ((i = 0; i < 30; i++)); do
+		[ -e "$SLOG.$1.rc" ] && break
+		sleep 0.1
+	done
+	[ -e "$SLOG.$1.rc" ] || kill -- -"$pid" 2>/dev/null
+	rm -f "$SLOG.$1" "$SLOG.$1.pid" "$SLOG.$1.rc"
+}
+
+netem() {
+	tc qdisc del dev bn0 root 2>/dev/null
+	[ "$1" = off ] && return 0
+	tc qdisc add dev bn0 root netem "$@"
+}
+
+counters() {
+	rdma statistic show link mrcb0/1 2>/dev/null
+	rdma statistic show link rxeb0/1 2>/dev/null
+}
+
+TMO=${TMO:-60}
+"$@"
