@@ -218,7 +218,13 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	xp->rx_cookie = a->rq_psn;
 	cfg.tx_isn = xp->tx_cookie;
 	cfg.rx_isn = xp->rx_cookie;
-	cfg.retry_limit = a->retry_cnt;
+	/*
+	 * retry_cnt comes with RTS (mrc_xp_modified()); until then, and for
+	 * a responder that stays in RTR, its responses need the core's
+	 * default, not 0 (which fails at the first timeout).
+	 */
+	if (a->retry_cnt)
+		cfg.retry_limit = a->retry_cnt;
 	/*
 	 * A software endpoint is scheduled, not clocked: a peer that waits
 	 * a few milliseconds for a CPU is not a lost packet.
