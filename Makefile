@@ -20,6 +20,7 @@ include mk/userspace.mk
 include mk/bed.mk
 include mk/kunit.mk
 include mk/bench.mk
+include mk/bpf.mk
 
 all: deps-check module userspace
 

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// metaroce-top: per-path telemetry of metaroce connections.
+//
+// Loads bpf/path_telemetry.bpf.c (through its libbpf skeleton), which
+// attaches to the metaroce:mrc_path_ack tracepoint and keeps each path's
+// newest numbers in a map; every interval this prints one row per path
+// heard from in the last --stale seconds.
+//
+//   metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS]
+//
+// Needs root (BPF, tracefs) and the metaroce module loaded.
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "path_telemetry.h"
+#include "path_telemetry.skel.h"
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void on_signal(int) { g_stop = 1; }
+
+const char *kTracefs = "/sys/kernel/tracing";
+const char *kFormat = "/sys/kernel/tracing/events/metaroce/mrc_path_ack/format";
+
+// Guests boot with a bare /sys: mount tracefs if nobody did.
+void ensure_tracefs() {
+  struct stat st;
+  std::string events = std::string(kTracefs) + "/events";
+  if (stat(events.c_str(), &st) == 0) return;
+  if (mount("nodev", kTracefs, "tracefs", 0, nullptr) != 0)
+    std::fprintf(stderr, "metaroce-top: mounting tracefs on %s: %s\n", kTracefs,
+                 std::strerror(errno));
+}
+
+// The BPF program reads the record at fixed offsets derived from
+// kernel/trace_fields.h; refuse to run if the kernel's layout differs
+// (a module built from another version of the field list).
+bool layout_matches() {
+  std::ifstream in(kFormat);
+  if (!in) {
+    std::fprintf(stderr,
+                 "metaroce-top: %s: not found (is the metaroce module loaded?)\n",
+                 kFormat);
+    return false;
+  }
+  struct Want {
+    const char *name;
+    size_t off;
+    size_t size;
+  };
+  const size_t h = 8;  // struct trace_entry
+  const Want want[] = {
+      {"dev", h + offsetof(mrc_path_ack_rec, dev), MRC_TP_DEV_LEN},
+      {"tx_pkts", h + offsetof(mrc_path_ack_rec, tx_pkts), 8},
+      {"qpn", h + offsetof(mrc_path_ack_rec, qpn), 4},
+      {"rate_hint", h + offsetof(mrc_path_ack_rec, rate_hint), 4},
+      {"sport", h + offsetof(mrc_path_ack_rec, sport), 2},
+      {"state", h + offsetof(mrc_path_ack_rec, state), 1},
+  };
+  std::map<std::string, std::pair<size_t, size_t>> got;
+  std::string line;
+  while (std::getline(in, line)) {
+    // "\tfield:u32 qpn;\toffset:32;\tsize:4;\tsigned:0;"
+    auto f = line.find("field:"), o = line.find("offset:"), s = line.find("size:");
+    if (f == std::string::npos || o == std::string::npos || s == std::string::npos) continue;
+    std::string decl = line.substr(f + 6, line.find(';', f) - f - 6);
+    auto br = decl.find('[');
+    if (br != std::string::npos) decl.resize(br);
+    std::string name = decl.substr(decl.find_last_of(' ') + 1);
+    got[name] = {std::strtoul(line.c_str() + o + 7, nullptr, 10),
+                 std::strtoul(line.c_str() + s + 5, nullptr, 10)};
+  }
+  for (const auto &w : want) {
+    auto it = got.find(w.name);
+    if (it == got.end() || it->second.first != w.off || it->second.second != w.size) {
+      std::fprintf(stderr,
+                   "metaroce-top: tracepoint field %s is not where this build "
+                   "expects it (offset %zu size %zu)\n",
+                   w.name, w.off, w.size);
+      return false;
+    }
+  }
+  return true;
+}
+
+const char *state_name(unsigned s) {
+  switch (s) {
+    case 0: return "probing";
+    case 1: return "active";
+    case 2: return "congested";
+    case 3: return "failed";
+    default: return "?";
+  }
+}
+
+uint64_t mono_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // bpf_ktime_get_ns()'s clock
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+struct Row {
+  mrc_telem_key key;
+  mrc_telem_val val;
+};
+
+std::vector<Row> read_map(int fd) {
+  std::vector<Row> rows;
+  mrc_telem_key key{}, next{};
+  bool first = true;
+  while (bpf_map_get_next_key(fd, first ? nullptr : &key, &next) == 0) {
+    Row r{};
+    r.key = next;
+    if (bpf_map_lookup_elem(fd, &next, &r.val) == 0) rows.push_back(r);
+    key = next;
+    first = false;
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) {
+    int d = std::strncmp(a.key.dev, b.key.dev, MRC_TP_DEV_LEN);
+    if (d) return d < 0;
+    return std::tie(a.key.qpn, a.key.path) < std::tie(b.key.qpn, b.key.path);
+  });
+  return rows;
+}
+
+void usage() {
+  std::fprintf(stderr, "usage: metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS]\n");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  double interval = 1.0, stale = 10.0;
+  long count = 0;  // 0: until interrupted
+  int opt;
+  while ((opt = getopt(argc, argv, "i:n:s:h")) != -1) {
+    switch (opt) {
+      case 'i': interval = std::atof(optarg); break;
+      case 'n': count = std::atol(optarg); break;
+      case 's': stale = std::atof(optarg); break;
+      default: usage(); return opt == 'h' ? 0 : 2;
+    }
+  }
+  if (interval <= 0 || stale <= 0 || count < 0) {
+    usage();
+    return 2;
+  }
+
+  ensure_tracefs();
+  if (!layout_matches()) return 1;
+
+  path_telemetry *skel = path_telemetry::open_and_load();
+  if (!skel) {
+    std::fprintf(stderr, "metaroce-top: loading the BPF program failed: %s\n",
+                 std::strerror(errno));
+    return 1;
+  }
+  if (path_telemetry::attach(skel) != 0) {
+    std::fprintf(stderr, "metaroce-top: attaching to metaroce:mrc_path_ack failed: %s\n",
+                 std::strerror(errno));
+    path_telemetry::destroy(skel);
+    return 1;
+  }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+
+  const int fd = bpf_map__fd(skel->maps.mrc_paths);
+  std::map<std::tuple<std::string, uint32_t, uint32_t>, uint64_t> prev_tx;
+  for (long it = 0; !g_stop && (count == 0 || it < count); it++) {
+    timespec ts{time_t(interval), long((interval - time_t(interval)) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !g_stop) {
+    }
+    if (g_stop) break;
+    const uint64_t now = mono_ns();
+    std::printf("%-8s %6s %4s %5s %-9s %8s %8s %8s %8s %10s %8s %8s %6s %8s %6s\n", "DEV", "QPN",
+                "PATH", "SPORT", "STATE", "SRTT_US", "MINRTT", "CWND", "INFLIGHT", "TX_PKTS",
+                "TX_PPS", "RETX", "RTO", "CE", "HINT");
+    unsigned shown = 0;
+    for (const Row &r : read_map(fd)) {
+      const mrc_path_ack_rec &p = r.val.rec;
+      if (now > r.val.ts_ns && double(now - r.val.ts_ns) > stale * 1e9) continue;
+      std::string dev(r.key.dev, strnlen(r.key.dev, MRC_TP_DEV_LEN));
+      auto k = std::make_tuple(dev, r.key.qpn, r.key.path);
+      auto pit = prev_tx.find(k);
+      double pps = pit == prev_tx.end() ? 0.0 : double(p.tx_pkts - pit->second) / interval;
+      prev_tx[k] = p.tx_pkts;
+      std::printf("%-8s %6u %4u %5u %-9s %8u %8u %8u %8u %10llu %8.0f %8llu %6llu %8u %6u\n",
+                  dev.c_str(), unsigned(r.key.qpn), unsigned(r.key.path), unsigned(p.sport),
+                  state_name(p.state), unsigned(p.srtt_us), unsigned(p.min_rtt_us),
+                  unsigned(p.cwnd), unsigned(p.inflight), (unsigned long long)p.tx_pkts, pps,
+                  (unsigned long long)p.lost_pkts, (unsigned long long)p.rto_fired,
+                  unsigned(p.ce), unsigned(p.rate_hint));
+      shown++;
+    }
+    std::printf("-- %u path(s)\n", shown);
+    std::fflush(stdout);
+  }
+  path_telemetry::destroy(skel);
+  return 0;
+}
