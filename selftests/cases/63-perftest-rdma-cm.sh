@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# perftest connected through rdma_cm (-R): ib_send_bw and ib_write_bw, 4 KiB
+# and 64 KiB messages. Both ends must exit 0 and the client must print its
+# result row with the requested iteration count. (Bandwidth under TCG is
+# not asserted: perftest's clock calibration is unreliable there.)
+set -euo pipefail
+# shellcheck source=lib/cm.bash
+. "$(dirname "$0")/lib/cm.bash"
+
+PORT=18790
+SLOG=/tmp/63-perftest.server
+ITERS=200
+
+server() {
+	local tool=$1
+	shift
+	cm_server "$SLOG" "$PORT" "$tool" -R -d "$DEV" -p "$PORT" -n "$ITERS" "$@"
+}
+server_done() { cm_server_done "$SLOG" > /dev/null; }
+client() {
+	local tool=$1 size=$2 out
+	shift 2
+	out=$(timeout 120 "$tool" -R -d "$DEV" -p "$PORT" -n "$ITERS" "$@" "$SRV4" 2>&1) ||
+		fail "$tool client failed: $out"
+	echo "$out" | awk -v s="$size" -v n="$ITERS" '$1 == s && $2 == n { f = 1 } END { exit !f }' ||
+		fail "$tool: no result row for $size bytes x $ITERS: $out"
+	echo "$out" | awk -v s="$size" '$1 == s'
+}
+case_guest_cleanup() { cm_kill ib_send_bw ib_write_bw; }
+
+# ----------------------------------------------------------------- host side
+case_main "$@"
+for vm in a b; do
+	g "$vm" cm_up
+done
+
+for tool in ib_send_bw ib_write_bw; do
+	for size in 4096 65536; do
+		echo "$tool -R -s $size"
+		g b server "$tool" -s "$size"
+		g a client "$tool" "$size" -s "$size"
+		g b server_done
+	done
+done
+echo "ok: 63-perftest-rdma-cm"
