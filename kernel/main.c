@@ -22,6 +22,7 @@
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 
+#include "fault.h"
 #include "metaroce.h"
 
 static DEFINE_MUTEX(mrc_registry_lock);
@@ -308,6 +309,12 @@ static int __init mrc_init(void)
 		return err;
 	}
 
+	err = mrc_fault_init();
+	if (err) {
+		unregister_netdevice_notifier(&mrc_netdev_notifier);
+		destroy_workqueue(mrc_wq);
+		return err;
+	}
 	rdma_link_register(&mrc_link_ops);
 	return 0;
 }
@@ -317,6 +324,7 @@ static void __exit mrc_exit(void)
 	/* Waits for newlink calls in flight; no device is created after. */
 	rdma_link_unregister(&mrc_link_ops);
 	mrc_unregister_all();
+	mrc_fault_exit();
 	unregister_netdevice_notifier(&mrc_netdev_notifier);
 	destroy_workqueue(mrc_wq);
 }

@@ -26,6 +26,7 @@
 #include <net/dsfield.h>
 
 #include "core/wire.h"
+#include "fault.h"
 #include "net.h"
 
 static ushort udp_port = MRC_WIRE_UDP_PORT;
@@ -59,6 +60,8 @@ static int mrc_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	if (!pskb_may_pull(skb, sizeof(struct udphdr)))
 		goto drop;
 	__skb_pull(skb, sizeof(struct udphdr));
+	if (mrc_fault_rx(skb, ce, n->rcv))
+		return 0;
 	n->rcv(skb, ce);
 	return 0;
 
@@ -225,6 +228,9 @@ int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 		 const struct sockaddr *daddr, u16 sport, u8 dscp, bool ect)
 {
 	u8 tos = dscp << 2 | (ect ? MRC_WIRE_ECN_ECT0 : 0);
+
+	if (mrc_fault_tx(ndev, skb, sport))
+		return 0;
 
 	if (daddr->sa_family == AF_INET && saddr->sa_family == AF_INET)
 		return mrc_net_xmit4(n, ndev, skb,
