@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Opens a metaroce device through the public verbs API and exercises what the
- * provider implements so far: open (get_context with the ABI check), the
- * device/port/GID queries, PD alloc/dealloc, and that a verb the provider
- * does not implement yet fails cleanly with EOPNOTSUPP instead of crashing.
+ * Opens a metaroce device through the public verbs API and exercises the
+ * control path: open (get_context with the ABI check), the device/port/GID
+ * queries, PD alloc/dealloc, a mapped CQ (poll, arm, destroy), and that a
+ * verb the provider does not implement (memory windows) fails cleanly with
+ * EOPNOTSUPP instead of crashing. Data moves in 45-verbs-check.
  * Run in the bed by selftests/cases/30-provider-devinfo.sh.
  *
  * usage: mrc_provider_smoke IBDEV
@@ -92,15 +93,32 @@ int main(int argc, char **argv)
 		printf("pd: %s\n", strerror(errno));
 	}
 
-	/* Not implemented by the provider yet: the library dummy answers. */
+	/* A CQ mapped from the kernel: empty, armable, destroyable. */
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	if (cq) {
-		printf("create_cq: ok\n");
+		struct ibv_wc wc;
+
+		CHECK(ibv_poll_cq(cq, 1, &wc) == 0, "new CQ not empty");
+		err = ibv_req_notify_cq(cq, 0);
+		CHECK(!err, "req_notify_cq: %s", strerror(err));
 		err = ibv_destroy_cq(cq);
 		CHECK(!err, "destroy_cq: %s", strerror(err));
+		printf("create_cq: ok\n");
 	} else {
-		CHECK(errno == EOPNOTSUPP, "create_cq: %s", strerror(errno));
-		printf("create_cq: %s\n", strerror(errno));
+		CHECK(0, "create_cq: %s", strerror(errno));
+	}
+
+	/* Not implemented (memory windows): the library dummy answers. */
+	pd = ibv_alloc_pd(ctx);
+	if (pd) {
+		struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+
+		CHECK(!mw && (errno == EOPNOTSUPP || errno == ENOSYS),
+		      "alloc_mw: %s", mw ? "succeeded" : strerror(errno));
+		printf("alloc_mw: %s\n", mw ? "ok" : strerror(errno));
+		if (mw)
+			ibv_dealloc_mw(mw);
+		ibv_dealloc_pd(pd);
 	}
 
 	err = ibv_close_device(ctx);
