@@ -7,7 +7,10 @@
 // newest numbers in a map; every interval this prints one row per path
 // heard from in the last --stale seconds.
 //
-//   metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS]
+//   metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM]
+//
+// -t names the trace system (default metaroce), for a renamed test build
+// of the module whose events live elsewhere.
 //
 // Needs root (BPF, tracefs) and the metaroce module loaded.
 
@@ -43,7 +46,6 @@ volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
 
 const char *kTracefs = "/sys/kernel/tracing";
-const char *kFormat = "/sys/kernel/tracing/events/metaroce/mrc_path_ack/format";
 
 // Guests boot with a bare /sys: mount tracefs if nobody did.
 void ensure_tracefs() {
@@ -58,12 +60,14 @@ void ensure_tracefs() {
 // The BPF program reads the record at fixed offsets derived from
 // kernel/trace_fields.h; refuse to run if the kernel's layout differs
 // (a module built from another version of the field list).
-bool layout_matches() {
-  std::ifstream in(kFormat);
+bool layout_matches(const std::string &system) {
+  const std::string format =
+      std::string(kTracefs) + "/events/" + system + "/mrc_path_ack/format";
+  std::ifstream in(format);
   if (!in) {
     std::fprintf(stderr,
                  "metaroce-top: %s: not found (is the metaroce module loaded?)\n",
-                 kFormat);
+                 format.c_str());
     return false;
   }
   struct Want {
@@ -147,7 +151,8 @@ std::vector<Row> read_map(int fd) {
 }
 
 void usage() {
-  std::fprintf(stderr, "usage: metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS]\n");
+  std::fprintf(stderr,
+               "usage: metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM]\n");
 }
 
 }  // namespace
@@ -155,12 +160,14 @@ void usage() {
 int main(int argc, char **argv) {
   double interval = 1.0, stale = 10.0;
   long count = 0;  // 0: until interrupted
+  std::string system = "metaroce";
   int opt;
-  while ((opt = getopt(argc, argv, "i:n:s:h")) != -1) {
+  while ((opt = getopt(argc, argv, "i:n:s:t:h")) != -1) {
     switch (opt) {
       case 'i': interval = std::atof(optarg); break;
       case 'n': count = std::atol(optarg); break;
       case 's': stale = std::atof(optarg); break;
+      case 't': system = optarg; break;
       default: usage(); return opt == 'h' ? 0 : 2;
     }
   }
@@ -170,7 +177,7 @@ int main(int argc, char **argv) {
   }
 
   ensure_tracefs();
-  if (!layout_matches()) return 1;
+  if (!layout_matches(system)) return 1;
 
   path_telemetry *skel = path_telemetry::open_and_load();
   if (!skel) {
@@ -178,12 +185,17 @@ int main(int argc, char **argv) {
                  std::strerror(errno));
     return 1;
   }
-  if (path_telemetry::attach(skel) != 0) {
-    std::fprintf(stderr, "metaroce-top: attaching to metaroce:mrc_path_ack failed: %s\n",
-                 std::strerror(errno));
+  // attached by hand, not by the SEC() name, so that -t can move it;
+  // destroy() releases the link stored in the skeleton
+  skel->links.mrc_on_path_ack = bpf_program__attach_tracepoint(
+      skel->progs.mrc_on_path_ack, system.c_str(), "mrc_path_ack");
+  if (!skel->links.mrc_on_path_ack) {
+    std::fprintf(stderr, "metaroce-top: attaching to %s:mrc_path_ack failed: %s\n",
+                 system.c_str(), std::strerror(errno));
     path_telemetry::destroy(skel);
     return 1;
   }
+  std::fprintf(stderr, "metaroce-top: attached to %s:mrc_path_ack\n", system.c_str());
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 
