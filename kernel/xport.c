@@ -196,6 +196,33 @@ static void mrc_xp_reset_locked(struct mrc_xp *xp)
 	memset(xp->rmsg, 0, sizeof(xp->rmsg));
 }
 
+/*
+ * [REL-12] counts RTOs against retry_cnt; IB gives each of those retries
+ * the local ACK timeout (4.096 us * 2^timeout). Make that the RTO's floor
+ * (and never below its cap), so a peer the consumer allows that long is
+ * not failed after retry_cnt RTOs of a few milliseconds each, which a
+ * loaded host's RTT swings alone set off. Fast recovery is unaffected:
+ * gaps and the PTO resend earlier and do not count. 0 is "infinite" in
+ * IB; the transport then keeps its own floor.
+ */
+static void mrc_xp_set_timeout(struct mrc_xp *xp, u8 timeout)
+{
+	struct mrc_path_cfg *pc = &xp->conn.cfg.path;
+	u64 t = 4096ULL << min_t(u8, timeout, 31);
+	u32 i;
+
+	if (!timeout)
+		return;
+	pc->rto_min_ns = max(pc->rto_min_ns, t);
+	pc->rto_max_ns = max(pc->rto_max_ns, pc->rto_min_ns);
+	pc->rto_init_ns = max(pc->rto_init_ns, pc->rto_min_ns);
+	for (i = 0; i < xp->conn.cfg.npaths; i++) {
+		struct mrc_path_tx *tx = &xp->conn.path[i].tx;
+
+		tx->rto_ns = max(tx->rto_ns, pc->rto_min_ns);
+	}
+}
+
 static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 {
 	const struct mrc_qp_attrs *a = &xp->qp->attr;
@@ -244,6 +271,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	xp->dest_qpn = a->dest_qp_num;
 	if (!mrc_conn_init(&xp->conn, &cfg, now))
 		return false;
+	mrc_xp_set_timeout(xp, a->timeout);
 	xp->live = true;
 	return true;
 }
@@ -282,6 +310,8 @@ static void mrc_xp_modified(struct mrc_qp *qp, int mask, enum ib_qp_state old)
 	/* retry_cnt usually comes with RTS, after the connection was set up */
 	if (xp->live && (mask & IB_QP_RETRY_CNT))
 		xp->conn.cfg.retry_limit = qp->attr.retry_cnt;
+	if (xp->live && (mask & IB_QP_TIMEOUT))
+		mrc_xp_set_timeout(xp, qp->attr.timeout);
 	spin_unlock_bh(&xp->lock);
 	mrc_xp_kick(xp);
 }
