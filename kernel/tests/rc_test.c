@@ -149,7 +149,7 @@ static int mrc_t_end_up(struct kunit *test, struct mrc_t_rc *t, int i)
 		.cap = {
 			.max_send_wr = 16,
 			.max_recv_wr = 16,
-			.max_send_sge = 1,
+			.max_send_sge = 2,
 			.max_recv_sge = 1,
 		},
 	};
@@ -505,6 +505,64 @@ static void mrc_rc_write_survives_loss(struct kunit *test)
 }
 
 /* Hand @len bytes to B's receive path as if they came off its wire. */
+/*
+ * READs in flight, each into two SGEs, while both directions lose
+ * datagrams: responses are resent and placed out of order around the
+ * SGE boundary, and a READ completes only with every byte in place.
+ */
+static void mrc_rc_reads_survive_loss(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	struct mrc_t_wire *wa = netdev_priv(a->ndev);
+	struct mrc_t_wire *wb = netdev_priv(b->ndev);
+	const u32 n = 4, len = MRC_T_BUF / 4;
+	struct ib_sge sge[4][2];
+	struct ib_rdma_wr wr[4];
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+	u32 round, i, j;
+
+	wa->drop_every = 11;
+	wb->drop_every = 5;
+	for (round = 0; round < 8; round++) {
+		mrc_t_fill(b->buf, MRC_T_BUF, 40 + round);
+		memset(a->buf, 0, MRC_T_BUF + 64);
+		memset(wr, 0, sizeof(wr));
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < 2; j++) {
+				sge[i][j].addr = (uintptr_t)a->buf + i * len +
+						 j * len / 2;
+				sge[i][j].length = len / 2;
+				sge[i][j].lkey = a->pd->local_dma_lkey;
+			}
+			wr[i].wr.wr_id = i;
+			wr[i].wr.opcode = IB_WR_RDMA_READ;
+			wr[i].wr.send_flags = IB_SEND_SIGNALED;
+			wr[i].wr.sg_list = sge[i];
+			wr[i].wr.num_sge = 2;
+			wr[i].remote_addr = (uintptr_t)b->buf + i * len;
+			wr[i].rkey = b->pd->unsafe_global_rkey;
+			KUNIT_ASSERT_EQ(test,
+					ib_post_send(a->qp, &wr[i].wr, &bad), 0);
+		}
+		for (i = 0; i < n; i++) {
+			KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
+			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+			KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+		}
+		for (i = 0; i < MRC_T_BUF && a->buf[i] == b->buf[i]; i++)
+			;
+		KUNIT_EXPECT_EQ_MSG(test, i, MRC_T_BUF,
+				    "round %u: first bad byte %u", round, i);
+		KUNIT_EXPECT_EQ(test, a->buf[MRC_T_BUF], 0);
+	}
+	wa->drop_every = 0;
+	wb->drop_every = 0;
+	kunit_info(test, "%d + %d dropped\n", atomic_read(&wa->dropped),
+		   atomic_read(&wb->dropped));
+}
+
 static void mrc_t_inject(struct mrc_t_end *b, const u8 *data, u32 len,
 			 bool nonlinear)
 {
@@ -609,6 +667,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_send_lands_in_posted_receive),
 	KUNIT_CASE(mrc_rc_read_fetches_remote_bytes),
 	KUNIT_CASE(mrc_rc_write_survives_loss),
+	KUNIT_CASE(mrc_rc_reads_survive_loss),
 	KUNIT_CASE(mrc_rc_hostile_packets_change_nothing),
 	{}
 };
