@@ -445,8 +445,15 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 		mrc_rx_data(xp, now, pkt, ce, out);
 		break;
 	}
-	mrc_rx_acks(xp, now, out);
+	/*
+	 * Complete first: the ACK's msn_ack is the core's rx_msn_head, which
+	 * only the completion moves. ACKed the other way round, the ACK for
+	 * the packet finishing the oldest message still names it; if that
+	 * was the last packet, the sender sees its MSN window ([REL-18])
+	 * full with nothing in flight, and nothing ever comes to open it.
+	 */
 	mrc_rx_complete(xp);
+	mrc_rx_acks(xp, now, out);
 	mrc_xp_arm_timer(xp);
 }
 
