@@ -18,6 +18,7 @@
 #include <linux/hash.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <rdma/ib_mad.h>
 
 #include "metaroce.h"
 #include "net.h"
@@ -341,6 +342,12 @@ void mrc_ud_rcv(struct ib_device *ibdev, struct sk_buff *skb,
 	if ((qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI) ||
 	    !ud || !mrc_ud_rx_state_ok(mrc_qp_state(qp)) ||
 	    pkt->ud.qkey != mrc_ud_qp_qkey(qp) || !pkt->payload)
+		goto put;
+	/*
+	 * A MAD is at most 256 bytes; a longer datagram would end QP1's
+	 * receive with a length error and so the QP itself: drop it.
+	 */
+	if (mrc_ud_is_gsi(qp) && pkt->payload_len > IB_MGMT_MAD_SIZE)
 		goto put;
 	spin_lock_bh(&ud->rx_lock);
 	ok = mrc_ud_deliver(qp, skb, pkt);
