@@ -39,20 +39,22 @@ int mrc_on_path_ack(struct mrc_path_ack_ctx *ctx)
 	struct mrc_telem_key key = {};
 	struct mrc_telem_val *v, nv = {};
 
-	__builtin_memcpy(key.dev, ctx->rec.dev, sizeof(key.dev));
-	key.qpn = ctx->rec.qpn;
-	key.path = ctx->rec.path;
+	/* one copy to the stack: the verifier allows no ctx+offset access */
+	if (bpf_probe_read_kernel(&nv.rec, sizeof(nv.rec), &ctx->rec))
+		return 0;
+	__builtin_memcpy(key.dev, nv.rec.dev, sizeof(key.dev));
+	key.qpn = nv.rec.qpn;
+	key.path = nv.rec.path;
+	nv.ts_ns = bpf_ktime_get_ns();
 
 	v = bpf_map_lookup_elem(&mrc_paths, &key);
 	if (v) {
 		/* racing ACKs of one path may interleave: numbers stay plausible */
-		__builtin_memcpy(&v->rec, &ctx->rec, sizeof(v->rec));
-		v->ts_ns = bpf_ktime_get_ns();
+		__builtin_memcpy(&v->rec, &nv.rec, sizeof(v->rec));
+		v->ts_ns = nv.ts_ns;
 		__sync_fetch_and_add(&v->acks, 1);
 		return 0;
 	}
-	__builtin_memcpy(&nv.rec, &ctx->rec, sizeof(nv.rec));
-	nv.ts_ns = bpf_ktime_get_ns();
 	nv.acks = 1;
 	bpf_map_update_elem(&mrc_paths, &key, &nv, BPF_NOEXIST);
 	return 0;
