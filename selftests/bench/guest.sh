@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Guest side of the benchmarks (selftests/bench/bench runs it through
-# `bed exec`). Both guests get a macvlan "bn0" on eth1 (10.77.0.1 on a,
-# .2 on b) carrying our own devices, mrcb0 (metaroce) and rxeb0 (rdma_rxe):
+# `bed exec`). Both guests get a macvlan bn0 on eth1 (10.77.0.1 on a, .2
+# on b) carrying our own devices, mrcb0 (metaroce) and rxeb0 (rdma_rxe):
 # the bench then neither takes nor disturbs the devices other tests put on
 # eth0/eth1, and netem on bn0 impairs only the bench's traffic.
+#
+# LANE=L (env) selects bn<L>, 10.77.<L>.0/24, mrcb<L> and rxeb<L>.
 #
 #   guest.sh up N                    (re)create bn0 and both devices
 #   guest.sh server PORT TOOL ARGS   start a perftest server, wait for it
@@ -16,24 +18,24 @@ SLOG=/tmp/mrc-bench-server
 
 up() {
 	local n=$1 i
-	if ! ip link show bn0 >/dev/null 2>&1; then
-		ip link add link eth1 name bn0 address "52:54:00:77:00:0$n" \
+	if ! ip link show $BN >/dev/null 2>&1; then
+		ip link add link eth1 name $BN address "52:54:00:77:0$LANE:0$n" \
 			type macvlan mode bridge || exit 1
-		ip addr add "10.77.0.$n/24" dev bn0
-		ip link set bn0 up
+		ip addr add "10.77.$LANE.$n/24" dev $BN
+		ip link set $BN up
 	fi
 	# the far end's MAC is known: no ARP, which eth1 might answer instead
-	ip neigh replace "10.77.0.$((3 - n))" \
-		lladdr "52:54:00:77:00:0$((3 - n))" dev bn0 nud permanent
+	ip neigh replace "10.77.$LANE.$((3 - n))" \
+		lladdr "52:54:00:77:0$LANE:0$((3 - n))" dev $BN nud permanent
 	modprobe metaroce && modprobe crc32_generic && modprobe rdma_rxe ||
 		exit 1
-	[ -e /sys/class/infiniband/mrcb0 ] ||
-		rdma link add mrcb0 type metaroce netdev bn0
-	[ -e /sys/class/infiniband/rxeb0 ] ||
-		rdma link add rxeb0 type rxe netdev bn0
+	[ -e /sys/class/infiniband/mrcb$LANE ] ||
+		rdma link add mrcb$LANE type metaroce netdev $BN
+	[ -e /sys/class/infiniband/rxeb$LANE ] ||
+		rdma link add rxeb$LANE type rxe netdev $BN
 	for ((i = 0; i < 100; i++)); do
-		grep -qs ACTIVE /sys/class/infiniband/mrcb0/ports/1/state &&
-			grep -qs ACTIVE /sys/class/infiniband/rxeb0/ports/1/state &&
+		grep -qs ACTIVE /sys/class/infiniband/mrcb$LANE/ports/1/state &&
+			grep -qs ACTIVE /sys/class/infiniband/rxeb$LANE/ports/1/state &&
 			return 0
 		sleep 0.1
 	done
@@ -50,6 +52,7 @@ listening() {
 server() {
 	local port=$1 i
 	shift
+	up 2
 	rm -f "$SLOG.$port" "$SLOG.$port.rc"
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	setsid bash -c 'timeout "$TMO" "$@" > "$0" 2>&1; echo $? > "$0.rc"' \
@@ -69,8 +72,9 @@ server() {
 client() {
 	local port=$1 out rc t0 t1 st line
 	shift
+	up 1
 	t0=$(date +%s.%N)
-	out=$(timeout "$TMO" "$@" -p "$port" 10.77.0.2 2>&1)
+	out=$(timeout "$TMO" "$@" -p "$port" "10.77.$LANE.2" 2>&1)
 	rc=$?
 	t1=$(date +%s.%N)
 	st=ok
@@ -87,7 +91,7 @@ client() {
 		st=fail
 	fi
 	if [ "$st" != ok ]; then
-		echo "$out" | tail -5 >&2
+		grep -iE "error|status|fail|unable|not found" <<<"$out" | head -4 >&2
 	fi
 	# bw: bytes iters peak avg rate; lat: bytes iters min max typical avg ...
 	echo "RESULT $st $(awk -v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" '{
@@ -109,15 +113,17 @@ reap() {
 }
 
 netem() {
-	tc qdisc del dev bn0 root 2>/dev/null
+	tc qdisc del dev $BN root 2>/dev/null
 	[ "$1" = off ] && return 0
-	tc qdisc add dev bn0 root netem "$@"
+	tc qdisc add dev $BN root netem "$@"
 }
 
 counters() {
-	rdma statistic show link mrcb0/1 2>/dev/null
-	rdma statistic show link rxeb0/1 2>/dev/null
+	rdma statistic show link mrcb$LANE/1 2>/dev/null
+	rdma statistic show link rxeb$LANE/1 2>/dev/null
 }
 
 TMO=${TMO:-60}
+LANE=${LANE:-0}	# bench lanes run side by side: verbs on 0, loss on 1
+BN=bn$LANE
 "$@"
