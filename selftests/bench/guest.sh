@@ -1,38 +1,53 @@
 #!/usr/bin/env bash
 # Guest side of the benchmarks (selftests/bench/bench runs it through
 # `bed exec`). Both guests get a macvlan bn0 on eth1 (10.77.0.1 on a, .2
-# on b) carrying our own devices, mrcb0 (metaroce) and rxeb0 (rdma_rxe):
+# on b) carrying mrcb0 (metaroce), and br0 (10.79.0.x) carrying rxeb0:
 # the bench then neither takes nor disturbs the devices other tests put on
-# eth0/eth1, and netem on bn0 impairs only the bench's traffic.
+# eth0/eth1, and netem on bn0 and br0 impairs only the bench's traffic.
 #
 # LANE=L (env) selects bn<L>, 10.77.<L>.0/24, mrcb<L> and rxeb<L>.
 #
 #   guest.sh up N                    (re)create bn0 and both devices
 #   guest.sh server PORT TOOL ARGS   start a perftest server, wait for it
 #   guest.sh client PORT TOOL ARGS   run the client, print one RESULT line
-#   guest.sh netem SPEC...           netem on bn0 egress ("off" removes it)
+#   guest.sh netem SPEC...           netem on bn0 and br0 egress ("off" removes it)
 #   guest.sh counters                rdma statistic of both devices
 set -uo pipefail
 
 SLOG=/tmp/mrc-bench-server
 
+# macvlan NAME MAC-PREFIX IP-PREFIX N: a macvlan of eth1 with a static
+# neighbour for the far end (no ARP: eth1 could answer for the address too)
+macvlan() {
+	local name=$1 mac=$2 ip=$3 n=$4
+	if ! ip link show "$name" >/dev/null 2>&1; then
+		ip link add link eth1 name "$name" address "$mac:0$n" \
+			type macvlan mode bridge || exit 1
+		ip addr add "$ip.$n/24" dev "$name"
+		ip link set "$name" up
+	fi
+	ip neigh replace "$ip.$((3 - n))" lladdr "$mac:0$((3 - n))" \
+		dev "$name" nud permanent
+}
+
+# metaroce on bn<L>, rxe on br<L>: one netdev each, because metaroce's
+# receive finds its device with ib_device_get_by_netdev(skb->dev,
+# RDMA_DRIVER_UNKNOWN), which returns whichever device of that netdev
+# ib_core lists first, rxe's included (then metaroce drops the packet).
 up() {
 	local n=$1 i
-	if ! ip link show $BN >/dev/null 2>&1; then
-		ip link add link eth1 name $BN address "52:54:00:77:0$LANE:0$n" \
-			type macvlan mode bridge || exit 1
-		ip addr add "10.77.$LANE.$n/24" dev $BN
-		ip link set $BN up
-	fi
-	# the far end's MAC is known: no ARP, which eth1 might answer instead
-	ip neigh replace "10.77.$LANE.$((3 - n))" \
-		lladdr "52:54:00:77:0$LANE:0$((3 - n))" dev $BN nud permanent
+	macvlan "$BN" "52:54:00:77:0$LANE" "10.77.$LANE" "$n"
+	macvlan "$BR" "52:54:00:79:0$LANE" "10.79.$LANE" "$n"
 	modprobe metaroce && modprobe crc32_generic && modprobe rdma_rxe ||
 		exit 1
 	[ -e /sys/class/infiniband/mrcb$LANE ] ||
-		rdma link add mrcb$LANE type metaroce netdev $BN
+		rdma link add mrcb$LANE type metaroce netdev "$BN"
+	if [ -e /sys/class/infiniband/rxeb$LANE ] &&
+		! rdma link show rxeb$LANE/1 | grep -q "netdev $BR "; then
+		rdma link delete rxeb$LANE
+	fi
 	[ -e /sys/class/infiniband/rxeb$LANE ] ||
-		rdma link add rxeb$LANE type rxe netdev $BN
+		rdma link add rxeb$LANE type rxe netdev "$BR"
 	for ((i = 0; i < 100; i++)); do
 		grep -qs ACTIVE /sys/class/infiniband/mrcb$LANE/ports/1/state &&
 			grep -qs ACTIVE /sys/class/infiniband/rxeb$LANE/ports/1/state &&
@@ -112,10 +127,14 @@ reap() {
 	rm -f "$SLOG.$1" "$SLOG.$1.pid" "$SLOG.$1.rc"
 }
 
+# the same impairment on both systems' netdevs
 netem() {
-	tc qdisc del dev $BN root 2>/dev/null
-	[ "$1" = off ] && return 0
-	tc qdisc add dev $BN root netem "$@"
+	local d
+	for d in "$BN" "$BR"; do
+		tc qdisc del dev "$d" root 2>/dev/null
+		[ "$1" = off ] || tc qdisc add dev "$d" root netem "$@" || exit 1
+	done
+	return 0
 }
 
 counters() {
@@ -126,4 +145,5 @@ counters() {
 TMO=${TMO:-60}
 LANE=${LANE:-0}	# bench lanes run side by side: verbs on 0, loss on 1
 BN=bn$LANE
+BR=br$LANE
 "$@"
