@@ -27,14 +27,14 @@ top_start() {
 	wait_until "metaroce-top attached" grep -qs "attached to" "$TLOG"
 }
 
+tables_more_than() { [ "$(grep -c "path(s)" "$TLOG" || true)" -gt "$1" ]; }
+
 top_stop() {
-	local pid
+	local pid n
 	pid=$(cat "$TLOG.pid")
-	# one more table after the traffic, then stop it
-	local n
+	# a complete table after the traffic, then stop it
 	n=$(grep -c "path(s)" "$TLOG" || true)
-	wait_until "another metaroce-top table" \
-		test "$(grep -c "path(s)" "$TLOG" || true)" -gt "$((n + 1))"
+	wait_until "another metaroce-top table" tables_more_than "$((n + 1))"
 	kill "$pid" 2>/dev/null || true
 	wait_until "metaroce-top gone" test ! -e "/proc/$pid"
 }
@@ -43,8 +43,7 @@ top_stop() {
 top_check() {
 	local qpn=$1
 	echo "  a: metaroce-top, last table:"
-	tac "$TLOG" | awk '/^DEV /{ exit } { print }' | tac | sed 's/^/    /'
-	sed -n '/^DEV /,$p' "$TLOG" | head -1 | sed 's/^/    /'
+	awk '/^DEV /{ t = "" } { t = t "    " $0 "\n" } END { printf "%s", t }' "$TLOG"
 	awk -v q="$qpn" '$1 == "mrc0" && $2 == q && $10 > 0 && $6 > 0 { f = 1 } END { exit !f }' \
 		"$TLOG" || fail "no path of mrc0 QP $qpn with tx_pkts > 0 and srtt > 0"
 }
