@@ -19,6 +19,7 @@
 #include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 
@@ -46,11 +47,35 @@ static struct mrc_dev *mrc_registry_find(const struct net_device *ndev)
 	return NULL;
 }
 
+/*
+ * The receive path's lookup, from softirq: ib_device_get_by_netdev() would
+ * also return another driver's device on the same netdev (rxe, say), and
+ * our packets would be dropped. The list is RCU-safe and ib_core frees
+ * devices with kfree_rcu(), so a reference is taken before leaving RCU.
+ */
+struct mrc_dev *mrc_dev_get_by_netdev(const struct net_device *ndev)
+{
+	struct mrc_dev *dev, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(dev, &mrc_registry, registry) {
+		if (dev->ndev == ndev && ib_device_try_get(&dev->ibdev)) {
+			found = dev;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 /* Called through ops.dealloc_driver, the last time ib_core calls us. */
 void mrc_registry_forget(struct mrc_dev *dev)
 {
 	mutex_lock(&mrc_registry_lock);
-	list_del_init(&dev->registry);
+	if (dev->listed) {
+		list_del_rcu(&dev->registry);
+		dev->listed = false;
+	}
 	mutex_unlock(&mrc_registry_lock);
 }
 
@@ -178,7 +203,8 @@ static int mrc_registry_add(const char *name, struct mrc_dev *dev)
 		       netdev_name(dev->ndev));
 		err = -ENODEV;
 	} else {
-		list_add_tail(&dev->registry, &mrc_registry);
+		list_add_tail_rcu(&dev->registry, &mrc_registry);
+		dev->listed = true;
 	}
 	mutex_unlock(&mrc_registry_lock);
 	return err;
@@ -194,7 +220,7 @@ static int mrc_registry_go_live(struct mrc_dev *dev)
 
 	mutex_lock(&mrc_registry_lock);
 	/* Off the list means `rdma link delete` removed it already. */
-	if (!list_empty(&dev->registry)) {
+	if (dev->listed) {
 		if (dev->ndev_gone) {
 			err = -ENODEV;
 		} else {

@@ -51,7 +51,8 @@ struct mrc_dev {
 	struct net_device *ndev;	/* held by ib_core, see above */
 
 	/* Registry state, under mrc_registry_lock (main.c). */
-	struct list_head registry;	/* empty once dealloc has run */
+	struct list_head registry;	/* RCU list; see mrc_dev_get_by_netdev() */
+	bool listed;			/* on the registry; false once dealloc ran */
 	bool live;			/* ib_register_device() returned */
 	bool ndev_gone;			/* netdev left before we were live */
 	enum ib_port_state port_state;	/* last state announced by event */
@@ -92,5 +93,7 @@ int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
 /* main.c: the registry, told when ib_core deallocates a device. */
 void mrc_registry_forget(struct mrc_dev *dev);
+/* A reference (ib_device_put()) to our device on @ndev, from any context. */
+struct mrc_dev *mrc_dev_get_by_netdev(const struct net_device *ndev);
 
 #endif /* _MRC_METAROCE_H */

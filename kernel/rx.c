@@ -467,12 +467,10 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 	struct mrc_qp *qp;
 	struct mrc_xp *xp;
 
-	ibdev = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_UNKNOWN);
-	if (!ibdev)
+	dev = mrc_dev_get_by_netdev(skb->dev);
+	if (!dev)
 		goto free;
-	if (ibdev->ops.owner != THIS_MODULE)
-		goto put_dev;
-	dev = to_mrc_dev(ibdev);
+	ibdev = &dev->ibdev;
 	mrc_stat_inc(dev, MRC_STAT_RX_PACKETS);
 	mrc_stat_add(dev, MRC_STAT_RX_BYTES, skb->len);
 	if (ce)
