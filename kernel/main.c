@@ -232,7 +232,7 @@ static int mrc_registry_go_live(struct mrc_dev *dev)
 	return err;
 }
 
-static int mrc_newlink(const char *name, struct net_device *ndev)
+int mrc_dev_add(const char *name, struct net_device *ndev)
 {
 	struct ib_device *clash;
 	struct mrc_dev *dev;
@@ -295,7 +295,7 @@ static int mrc_newlink(const char *name, struct net_device *ndev)
 
 static struct rdma_link_ops mrc_link_ops = {
 	.type = MRC_DRV_NAME,
-	.newlink = mrc_newlink,
+	.newlink = mrc_dev_add,
 };
 
 /* Synchronously unregister every device still in the registry. */

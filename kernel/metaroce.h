@@ -93,6 +93,8 @@ int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
 /* main.c: the registry, told when ib_core deallocates a device. */
 void mrc_registry_forget(struct mrc_dev *dev);
+/* `rdma link add @name type metaroce netdev @ndev`, also used by KUnit. */
+int mrc_dev_add(const char *name, struct net_device *ndev);
 /* A reference (ib_device_put()) to our device on @ndev, from any context. */
 struct mrc_dev *mrc_dev_get_by_netdev(const struct net_device *ndev);
 

@@ -153,6 +153,7 @@ static int mrc_t_end_up(struct kunit *test, struct mrc_t_rc *t, int i)
 			.max_recv_sge = 1,
 		},
 	};
+	char name[IB_DEVICE_NAME_MAX];
 	int err;
 
 	rtnl_lock();
@@ -163,18 +164,16 @@ static int mrc_t_end_up(struct kunit *test, struct mrc_t_rc *t, int i)
 	err = mrc_t_set_addr(e->ndev, mrc_t_ip(i));
 	if (err)
 		return err;
-	e->dev = mrc_dev_alloc(e->ndev);
-	if (IS_ERR(e->dev)) {
-		err = PTR_ERR(e->dev);
-		e->dev = NULL;
+	/* The production path, so the device is in the receive registry. */
+	snprintf(name, sizeof(name), "mrce%d", i);
+	err = mrc_dev_add(name, e->ndev);
+	if (err)
 		return err;
-	}
-	err = ib_register_device(&e->dev->ibdev, "mrce%d", NULL);
-	if (err) {
-		ib_dealloc_device(&e->dev->ibdev);
-		e->dev = NULL;
-		return err;
-	}
+	e->dev = mrc_dev_get_by_netdev(e->ndev);
+	if (!e->dev)
+		return -ENODEV;
+	/* mrc_t_end_down() unregisters it; no reference of ours is needed. */
+	ib_device_put(&e->dev->ibdev);
 	e->gid = mrc_t_wait_gid(e, i);
 	if (IS_ERR(e->gid)) {
 		err = PTR_ERR(e->gid);
