@@ -7,12 +7,25 @@
 #
 # The device sits on its own macvlan bf0 over eth1 (10.78.0.0/24), so the
 # case runs beside devices other work keeps on eth0/eth1.
+#
+# In make test-long, not make test: it fails now and then (1 of 4 runs on
+# 2026-12-02) with RETRY_EXC on the server's last SEND. The client verified
+# every buffer and exited; its final ACK was one of the 5% dropped, and once
+# its QP is destroyed nothing answers the server's resends. The transport
+# needs a linger state (answer resends for a destroyed QP for a few RTOs)
+# before this case can be part of the CI run.
 set -euo pipefail
-# shellcheck source=lib/link.bash
-. "$(dirname "$0")/lib/link.bash"
+# shellcheck source=../cases/lib/link.bash
+. "$(dirname "$0")/../cases/lib/link.bash"
+# shellcheck source=../cases/lib/pingpong.bash
+. "$(dirname "$0")/../cases/lib/pingpong.bash"
 
 PORT=18750
 SLOG=/tmp/50-fault.server
+PP_DEV=mrcf0
+PP_ADDR=10.78.0.2
+PP_TIMEOUT=200
+PP_NOTE="b: 5% drop, 1% duplicate on receive"
 FAULT=/sys/kernel/debug/metaroce/mrcf0/fault
 
 # ---------------------------------------------------------------- guest side
@@ -62,34 +75,6 @@ retransmits() {
 	[ "${r:-0}" -gt 0 ] || fail "no retransmission counted"
 }
 
-listening() {
-	awk -v p="$(printf '%04X' "$PORT")" \
-		'$2 ~ ":" p "$" && $4 == "0A" { f = 1 } END { exit !f }' \
-		/proc/net/tcp
-}
-
-server() {
-	rm -f "$SLOG" "$SLOG.rc"
-	setsid bash -c 'timeout 200 ibv_rc_pingpong "$@" > "$0" 2>&1; echo $? > "$0.rc"' \
-		"$SLOG" -p "$PORT" -d mrcf0 -g 1 -c "$@" < /dev/null > /dev/null 2>&1 &
-	wait_until "server listening on $PORT" listening
-}
-
-server_done() {
-	MRC_TIMEOUT=210 wait_until "server finished" test -e "$SLOG.rc"
-	cat "$SLOG"
-	[ "$(cat "$SLOG.rc")" = 0 ] || fail "server exit status $(cat "$SLOG.rc")"
-	grep -q "iters in" "$SLOG" || fail "server printed no result"
-}
-
-client() {
-	local out
-	out=$(timeout 200 ibv_rc_pingpong -p "$PORT" -d mrcf0 -g 1 -c "$@" 10.78.0.2 2>&1) ||
-		fail "client failed: $out"
-	echo "$out" | tail -1
-	echo "$out" | grep -q "iters in" || fail "client printed no result"
-}
-
 # ----------------------------------------------------------------- host side
 case_host_cleanup() {
 	g a down
@@ -101,16 +86,9 @@ g a up 1
 g b up 2
 g b fault_on
 
-run() {
-	echo "ibv_rc_pingpong $* (b: 5% drop, 1% duplicate on receive)"
-	g b server "$@"
-	g a client "$@"
-	g b server_done
-}
-
-run -s 4096 -n 50
-run -s 65536 -n 10
-run -s 1048576 -n 3
+pp_run -s 4096 -n 50
+pp_run -s 65536 -n 10
+pp_run -s 1048576 -n 3
 g b fault_check
 g a retransmits
 echo "ok: 50-fault-drop-dup"
