@@ -456,6 +456,25 @@ static void mrc_qp_free(struct mrc_qp *qp)
 	free(qp);
 }
 
+/*
+ * Both create paths end here once the kernel made the QP: map its rings,
+ * or destroy it again so a failed create leaves nothing behind.
+ */
+static struct ibv_qp *mrc_qp_created(struct mrc_qp *qp, int cmd_fd,
+				     const struct metaroce_create_qp_resp *drv,
+				     int has_srq)
+{
+	int err = mrc_qp_map(qp, cmd_fd, drv, has_srq);
+
+	if (err) {
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	return &qp->vqp.qp;
+}
+
 struct ibv_qp *mrc_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct mrc_create_qp_resp resp;
@@ -470,20 +489,13 @@ struct ibv_qp *mrc_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	memset(&resp, 0, sizeof(resp));
 	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
 				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	if (err)
-		goto fail;
-	err = mrc_qp_map(qp, pd->context->cmd_fd, &resp.drv_payload,
-			 attr->srq != NULL);
 	if (err) {
-		ibv_cmd_destroy_qp(&qp->vqp.qp);
-		goto fail;
+		free(qp);
+		errno = err;
+		return NULL;
 	}
-	return &qp->vqp.qp;
-
-fail:
-	free(qp);
-	errno = err;
-	return NULL;
+	return mrc_qp_created(qp, pd->context->cmd_fd, &resp.drv_payload,
+			      attr->srq != NULL);
 }
 
 struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
@@ -526,22 +538,15 @@ struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
 	memset(&resp, 0, sizeof(resp));
 	err = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	if (err)
-		goto fail;
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		qp->vqp.comp_mask |= VERBS_QP_EX;
-	err = mrc_qp_map(qp, ibctx->cmd_fd, &resp.drv_payload,
-			 attr->srq != NULL);
-	if (err) {
-		ibv_cmd_destroy_qp(&qp->vqp.qp);
-		goto fail;
-	}
-	return &qp->vqp.qp;
-
-fail:
-	free(qp);
-	errno = err;
-	return NULL;
+	return mrc_qp_created(qp, ibctx->cmd_fd, &resp.drv_payload,
+			      attr->srq != NULL);
 }
 
 int mrc_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
