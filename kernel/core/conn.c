@@ -121,6 +121,15 @@ bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
 	return true;
 }
 
+/* The connection window lets @len more bytes go ([CC-2]). */
+static bool conn_room(struct mrc_conn *c, u32 len)
+{
+	u32 inflight = mrc_conn_inflight(c);
+
+	return !inflight ||
+	       inflight + len <= mrc_cc_conn_window(&c->cc, &c->cfg.cc);
+}
+
 static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 		 struct mrc_tx_seg *seg)
 {
@@ -143,20 +152,18 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 		flags |= MRC_F_FIRST;
 	if (e->offset + e->len == m->len)
 		flags |= MRC_F_LAST;
-	/* [REL-14] ask for an ACK where waiting for one would cost time */
-	if ((flags & MRC_F_LAST) || mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM)
+	/*
+	 * [REL-14] ask for an ACK where waiting for one would cost time: the
+	 * message's end, the path's sequence window nearly used, or no room
+	 * left in the path's or the connection's congestion window for
+	 * another full segment (the sender would stop until an ACK).
+	 */
+	if ((flags & MRC_F_LAST) || mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
+	    mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->cfg.mss ||
+	    !conn_room(c, c->cfg.mss))
 		flags |= MRC_F_ACK_REQ;
 	seg->flags = flags;
 	c->stats.tx_segs++;
-}
-
-/* The connection window lets @len more bytes go ([CC-2]). */
-static bool conn_room(struct mrc_conn *c, u32 len)
-{
-	u32 inflight = mrc_conn_inflight(c);
-
-	return !inflight ||
-	       inflight + len <= mrc_cc_conn_window(&c->cc, &c->cfg.cc);
 }
 
 static bool tx_resend(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
@@ -445,6 +452,19 @@ static struct mrc_rx_msg *rx_msg_of(struct mrc_conn *c,
 	return m;
 }
 
+/*
+ * [REL-13] a message is whole: its sender completes it once every one of
+ * its segments is acknowledged, and they came over several paths.
+ */
+static void ack_all_pending(struct mrc_conn *c)
+{
+	u32 i;
+
+	for (i = 0; i < c->cfg.npaths; i++)
+		if (c->path[i].rx.pending)
+			c->path[i].rx.ack_now = true;
+}
+
 enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 				     const struct mrc_rx_seg *seg,
 				     struct mrc_cc_share *share)
@@ -499,10 +519,12 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 		m->seg_cum++;
 	}
 	m->placed += seg->len;
-	if (m->seg_cum == m->nsegs)
-		m->state = RXM_DONE;
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval,
 			   seg->flags & MRC_F_ACK_REQ);
+	if (m->seg_cum == m->nsegs) {
+		m->state = RXM_DONE;
+		ack_all_pending(c);
+	}
 	c->stats.rx_new++;
 	return MRC_RX_NEW;
 

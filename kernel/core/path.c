@@ -15,8 +15,8 @@ void mrc_path_cfg_default(struct mrc_path_cfg *cfg)
 	cfg->rto_min_ns = 2 * NSEC_PER_MSEC_;
 	cfg->rto_max_ns = 500 * NSEC_PER_MSEC_;
 	cfg->reorder_pkts = 1;
-	cfg->ack_every = 4;
-	cfg->ack_delay_ns = 20 * NSEC_PER_USEC_;
+	cfg->ack_every = 8;
+	cfg->ack_delay_ns = 100 * NSEC_PER_USEC_;
 }
 
 /* ---- 256-bit bitmap helpers: bit i of the window is bits[i / 64] bit i % 64 ---- */

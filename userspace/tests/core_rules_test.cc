@@ -483,3 +483,52 @@ TEST(Conn, PeerMessageWindow)
 	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 30, &ack));
 	EXPECT_TRUE(mrc_conn_tx_next(p.a.get(), 40, &t));
 }
+
+// [REL-14] the packet that fills the path's congestion window asks for an
+// ACK; the ones before it (mid-window, mid-message) do not
+TEST(Conn, AckRequestedWhenWindowFills)
+{
+	Pair p(1, 1024);
+	mrc_tx_seg t;
+	uint32_t n = 0, req_at = 0, reqs = 0;
+
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 1024 * 1024, 1, nullptr));
+	const uint32_t wnd = p.a->path[0].cc.cwnd / 1024;
+	while (mrc_conn_tx_next(p.a.get(), 0, &t)) {
+		n++;
+		if (t.flags & MRC_F_ACK_REQ) {
+			reqs++;
+			req_at = n;
+		}
+	}
+	ASSERT_GT(wnd, 2u);
+	EXPECT_EQ(n, wnd);		// the window stops the sender
+	EXPECT_EQ(reqs, 1u);		// exactly one request...
+	EXPECT_EQ(req_at, wnd);		// ...on the packet that filled it
+}
+
+// [REL-13] a message complete at the receiver is acknowledged at once on
+// every path that carried part of it, not after ack_delay
+TEST(Conn, CompleteMessageAckedOnEveryPath)
+{
+	Pair p(4, 1024);
+	mrc_tx_seg t[4];
+	mrc_ack_info ack;
+	uint32_t paths = 0;
+
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 4096, 1, nullptr));
+	for (auto &s : t)
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &s));
+	// the first three: no ACK falls due before ack_delay
+	for (int i = 0; i < 3; i++) {
+		mrc_rx_seg s = Pair::rx_of(t[i]);
+		ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 10, &s, nullptr), MRC_RX_NEW);
+		EXPECT_NE(t[i].path_id, t[3].path_id);
+	}
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 20, nullptr, &ack));
+	mrc_rx_seg last = Pair::rx_of(t[3]);
+	ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 30, &last, nullptr), MRC_RX_NEW);
+	while (mrc_conn_ack_next(p.b.get(), 40, nullptr, &ack))
+		paths |= 1u << ack.path_id;
+	EXPECT_EQ(paths, 0xfu);
+}
