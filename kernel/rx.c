@@ -500,8 +500,7 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 		spin_lock_bh(&xp->lock);
 		if (!xp->dead)
 			mrc_rx_pkt(xp, &pkt, ce, &out);
-		spin_unlock_bh(&xp->lock);
-		mrc_xp_xmit_list(xp, &out);
+		mrc_xp_unlock_xmit(xp, &out);
 	}
 	mrc_qp_put(qp);
 	goto put_dev;

@@ -17,13 +17,14 @@
 /* Floors for software endpoints; see mrc_xp_connect_locked(). */
 #define MRC_XP_RTO_MIN_NS	(10 * NSEC_PER_MSEC)
 #define MRC_XP_DELAY_TARGET_NS	(10 * NSEC_PER_MSEC)
+#define MRC_XP_ACK_DELAY_NS	(2 * NSEC_PER_MSEC)
 
 static uint npaths = 4;
 module_param(npaths, uint, 0444);
 MODULE_PARM_DESC(npaths,
 		 "paths (UDP source ports) per connection, 1-8; both ends must agree");
 
-/* Where a queued packet goes, until mrc_xp_xmit_list() sends it. */
+/* Where a queued packet goes, until mrc_xp_unlock_xmit() sends it. */
 struct mrc_xp_cb {
 	u16 sport;
 	u8 dscp;
@@ -72,7 +73,7 @@ int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 	return 0;
 }
 
-void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list)
+static void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list)
 {
 	const struct mrc_av *av = &xp->qp->attr.av;
 	struct sk_buff *skb;
@@ -92,6 +93,26 @@ void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list)
 		mrc_stat_inc(dev, MRC_STAT_TX_PACKETS);
 		mrc_stat_add(dev, MRC_STAT_TX_BYTES, len);
 	}
+}
+
+/*
+ * Drop xp->lock and send what was built under it. A gap in a path's PSNs
+ * reads as loss ([REL-7]), so packets must leave in the order they were
+ * built: the work item and the receive softirq build one after the other,
+ * and the later one must not overtake the earlier on the wire. Taking the
+ * transmit lock before dropping xp->lock keeps that order while the next
+ * context already runs the protocol.
+ */
+void mrc_xp_unlock_xmit(struct mrc_xp *xp, struct sk_buff_head *out)
+{
+	if (skb_queue_empty(out)) {
+		spin_unlock_bh(&xp->lock);
+		return;
+	}
+	spin_lock(&xp->xmit_lock);
+	spin_unlock(&xp->lock);
+	mrc_xp_xmit_list(xp, out);
+	spin_unlock_bh(&xp->xmit_lock);
 }
 
 void mrc_xp_kick(struct mrc_xp *xp)
@@ -145,8 +166,7 @@ static void mrc_xp_work(struct work_struct *w)
 	mrc_rx_complete(xp);
 	mrc_xp_arm_timer(xp);
 unlock:
-	spin_unlock_bh(&xp->lock);
-	mrc_xp_xmit_list(xp, &out);
+	mrc_xp_unlock_xmit(xp, &out);
 }
 
 static int mrc_xp_create(struct mrc_qp *qp)
@@ -171,6 +191,7 @@ static int mrc_xp_create(struct mrc_qp *qp)
 	xp->dscp_data = MRC_WIRE_DSCP_DATA;
 	xp->dscp_ctrl = MRC_WIRE_DSCP_CTRL;
 	spin_lock_init(&xp->lock);
+	spin_lock_init(&xp->xmit_lock);
 	INIT_WORK(&xp->work, mrc_xp_work);
 	hrtimer_init(&xp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	xp->timer.function = mrc_xp_timer_fn;
@@ -267,6 +288,15 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 */
 	cfg.cc.delay_target_ns = max_t(u64, cfg.cc.delay_target_ns,
 				       MRC_XP_DELAY_TARGET_NS);
+	/*
+	 * Each ACK costs a software endpoint as much as a data packet, and
+	 * a timer-driven one also a work item wakeup. The sender asks for
+	 * an ACK wherever it would otherwise wait ([REL-14]) and a whole
+	 * message is acknowledged at once ([REL-13]), so the coalescing
+	 * delay only bounds how stale a mid-stream ACK may get.
+	 */
+	cfg.path.ack_delay_ns = max_t(u64, cfg.path.ack_delay_ns,
+				      MRC_XP_ACK_DELAY_NS);
 	cfg.seed = get_random_u64();
 	xp->dest_qpn = a->dest_qp_num;
 	if (!mrc_conn_init(&xp->conn, &cfg, now))
@@ -338,8 +368,7 @@ static void mrc_xp_send_posted(struct mrc_qp *qp)
 		mrc_tx_run(xp, ktime_get_ns(), MRC_XP_RX_TX_BUDGET, &out);
 		mrc_xp_arm_timer(xp);
 	}
-	spin_unlock_bh(&xp->lock);
-	mrc_xp_xmit_list(xp, &out);
+	mrc_xp_unlock_xmit(xp, &out);
 }
 
 static void mrc_xp_destroy(struct mrc_qp *qp)

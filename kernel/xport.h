@@ -100,6 +100,7 @@ struct mrc_xp {
 	struct mrc_net *net;
 	struct net_device *ndev;	/* the device's netdev */
 	spinlock_t lock;		/* see the header comment */
+	spinlock_t xmit_lock;		/* wire order; mrc_xp_unlock_xmit() */
 	struct work_struct work;
 	struct hrtimer timer;
 	u64 timer_at;			/* armed deadline, 0: none */
@@ -146,7 +147,7 @@ extern const struct mrc_qp_hooks mrc_xp_hooks;
 /* xport.c */
 void mrc_xp_kick(struct mrc_xp *xp);
 void mrc_xp_arm_timer(struct mrc_xp *xp);
-void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list);
+void mrc_xp_unlock_xmit(struct mrc_xp *xp, struct sk_buff_head *out);
 struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len);
 int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out);
