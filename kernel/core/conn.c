@@ -67,6 +67,7 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	c->msn_nxt = cfg->tx_msn;
 	c->peer_msn_ack = cfg->tx_msn;
 	c->rx_msn_head = cfg->rx_msn;
+	c->msn_ack_sent = cfg->rx_msn;
 	return true;
 }
 
@@ -538,6 +539,52 @@ dup:
 	return MRC_RX_DUP;
 }
 
+/* The segment @seg names was placed before (lingering, [REL-21]). */
+static bool rx_was_placed(struct mrc_conn *c, const struct mrc_rx_seg *seg)
+{
+	struct mrc_rx_msg *m;
+	u32 idx;
+
+	if (mrc_seq_before(seg->msn, c->rx_msn_head))
+		return true;
+	if (seg->msn - c->rx_msn_head >= MRC_CONN_MSGS)
+		return false;
+	m = rxmsg(c, seg->msn);
+	if (m->state == RXM_FREE || m->ssn != seg->ssn ||
+	    m->stream != seg->stream || m->total != seg->total_len)
+		return false;
+	if (m->state != RXM_ACTIVE)
+		return true;
+	idx = seg->offset / c->cfg.mss;
+	return mrc_seq_before(idx, m->seg_cum) ||
+	       (idx - m->seg_cum < MRC_MSG_SEG_WND && segbit(m, idx));
+}
+
+enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
+				       const struct mrc_rx_seg *seg)
+{
+	struct mrc_path_rx *rx;
+	enum mrc_rx_psn psn;
+
+	if (c->error || seg->path_id >= c->cfg.npaths ||
+	    seg->stream >= c->cfg.nstreams || seg->offset % c->cfg.mss)
+		return MRC_RX_DROP;
+	rx = &c->path[seg->path_id].rx;
+	psn = mrc_path_rx_check(rx, seg->psn);
+	if (psn == MRC_RX_PSN_DUP) {
+		mrc_path_rx_note_dup(rx, now, seg->ce, seg->tsval);
+		c->stats.rx_dup++;
+		return MRC_RX_DUP;
+	}
+	if (psn != MRC_RX_PSN_NEW || !rx_was_placed(c, seg)) {
+		c->stats.rx_drop++;
+		return MRC_RX_DROP;
+	}
+	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, true);
+	c->stats.rx_dup++;
+	return MRC_RX_DUP;
+}
+
 bool mrc_conn_rx_poll(struct mrc_conn *c, struct mrc_completion *done)
 {
 	u32 k;
@@ -576,27 +623,55 @@ bool mrc_conn_rx_poll(struct mrc_conn *c, struct mrc_completion *done)
 	return false;
 }
 
+/*
+ * [REL-18] msn_ack moved half a window past the last one sent: the
+ * sender may be waiting for it, and no data ACK need be due to carry it
+ * (completions are reported after the ACK of their last segment was
+ * built, when a caller acks before it polls).
+ */
+static bool msn_update_due(const struct mrc_conn *c)
+{
+	return c->rx_msn_head - c->msn_ack_sent >= MRC_CONN_MSGS / 2;
+}
+
+/* The path the peer was last heard on, for an ACK no path owes. */
+static u32 freshest_path(const struct mrc_conn *c)
+{
+	u32 i, best = 0;
+
+	for (i = 1; i < c->cfg.npaths; i++)
+		if (c->path[i].rx.tsecr_at > c->path[best].rx.tsecr_at)
+			best = i;
+	return best;
+}
+
 bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 		       struct mrc_ack_info *ack)
 {
-	u32 k;
+	u32 k, i = c->cfg.npaths;
 
 	for (k = 0; k < c->cfg.npaths; k++) {
-		u32 i = (c->ack_rr + k) % c->cfg.npaths;
-		struct mrc_path_rx *rx = &c->path[i].rx;
+		u32 j = (c->ack_rr + k) % c->cfg.npaths;
 
-		if (!mrc_path_rx_ack_due(rx, &c->cfg.path, now))
-			continue;
-		mrc_path_rx_build_ack(rx, now, &ack->sack, &ack->ce_count,
-				      &ack->tsecr, &ack->ack_delay);
-		ack->path_id = (u8)i;
-		ack->msn_ack = c->rx_msn_head;
-		ack->rate_hint = share ? mrc_cc_share_hint(share, now) : 0;
-		c->ack_rr = i + 1;
-		c->stats.acks_sent++;
-		return true;
+		if (mrc_path_rx_ack_due(&c->path[j].rx, &c->cfg.path, now)) {
+			i = j;
+			break;
+		}
 	}
-	return false;
+	if (i == c->cfg.npaths) {
+		if (!msn_update_due(c))
+			return false;
+		i = freshest_path(c);
+	}
+	mrc_path_rx_build_ack(&c->path[i].rx, now, &ack->sack, &ack->ce_count,
+			      &ack->tsecr, &ack->ack_delay);
+	ack->path_id = (u8)i;
+	ack->msn_ack = c->rx_msn_head;
+	ack->rate_hint = share ? mrc_cc_share_hint(share, now) : 0;
+	c->msn_ack_sent = c->rx_msn_head;
+	c->ack_rr = i + 1;
+	c->stats.acks_sent++;
+	return true;
 }
 
 /* ---- time ---- */
@@ -605,6 +680,9 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 {
 	u64 t = mrc_sched_deadline(&c->cfg.sched, c->path, c->cfg.npaths);
 	u32 i;
+
+	if (msn_update_due(c))
+		return 0;
 
 	for (i = 0; i < c->cfg.npaths; i++) {
 		const struct mrc_path *p = &c->path[i];

@@ -202,6 +202,7 @@ struct mrc_conn {
 
 	/* receiver */
 	u32 rx_msn_head;	/* oldest MSN not yet completed and reported */
+	u32 msn_ack_sent;	/* rx_msn_head as the last ACK sent said */
 	u32 rcq_rr;
 	struct mrc_rx_msg rxm[MRC_CONN_MSGS];
 	struct mrc_stream_q rxs[MRC_MAX_STREAMS];
@@ -243,6 +244,14 @@ u32 mrc_conn_inflight(const struct mrc_conn *c);
 enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 				     const struct mrc_rx_seg *seg,
 				     struct mrc_cc_share *share);
+
+/*
+ * The local endpoint is gone ([REL-21]): acknowledge @seg if it repeats
+ * what was placed (MRC_RX_DUP, an ACK falls due), else MRC_RX_DROP. Never
+ * MRC_RX_NEW: nothing is placed any more.
+ */
+enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
+				       const struct mrc_rx_seg *seg);
 
 /* Next receiver completion, in SSN order per stream; false if none. */
 bool mrc_conn_rx_poll(struct mrc_conn *c, struct mrc_completion *done);

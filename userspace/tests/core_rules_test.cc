@@ -532,3 +532,70 @@ TEST(Conn, CompleteMessageAckedOnEveryPath)
 		paths |= 1u << ack.path_id;
 	EXPECT_EQ(paths, 0xfu);
 }
+
+// [REL-21] a lingering receiver acknowledges resends of what it placed and
+// nothing else
+TEST(Conn, LingerAcksOnlyWhatWasPlaced)
+{
+	Pair p(1, 1024);
+	mrc_tx_seg t[3];
+	mrc_ack_info ack;
+
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 2048, 1, nullptr));
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 1024, 2, nullptr));
+	for (auto &s : t)
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &s));
+	mrc_rx_seg s0 = Pair::rx_of(t[0]), s1 = Pair::rx_of(t[1]);
+	ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 10, &s0, nullptr), MRC_RX_NEW);
+	ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 10, &s1, nullptr), MRC_RX_NEW);
+	while (mrc_conn_ack_next(p.b.get(), 10, nullptr, &ack))
+		;
+	// b goes away; its ACK was lost, so a resends segment 1 under a new
+	// PSN, and sends message 2 that b never placed
+	mrc_rx_seg again = s1;
+	again.psn = t[2].psn + 1;
+	mrc_rx_seg fresh = Pair::rx_of(t[2]);
+	EXPECT_EQ(mrc_conn_rx_linger(p.b.get(), 20, &fresh), MRC_RX_DROP);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 20, nullptr, &ack));
+	EXPECT_EQ(mrc_conn_rx_linger(p.b.get(), 30, &again), MRC_RX_DUP);
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 30, nullptr, &ack));
+	// the ACK covers the resend but leaves the unplaced PSN a hole
+	EXPECT_EQ(ack.sack.cum, t[2].psn);
+	EXPECT_EQ(ack.sack.bits[0], 1ull);
+	// and a copy of an old PSN is answered too
+	EXPECT_EQ(mrc_conn_rx_linger(p.b.get(), 40, &s0), MRC_RX_DUP);
+	EXPECT_TRUE(mrc_conn_ack_next(p.b.get(), 40, nullptr, &ack));
+}
+
+// [REL-18] completions reported after the last ACK went out still reach
+// the sender: half a window of them makes a window update due
+TEST(Conn, WindowUpdateWhenHeadMovesHalfAWindow)
+{
+	Pair p(2, 1024);
+	mrc_tx_seg t;
+	mrc_completion done;
+	mrc_ack_info ack;
+	uint32_t n = 0;
+
+	for (int i = 0; i < MRC_CONN_MSGS; i++)
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 0, i, nullptr));
+	while (mrc_conn_tx_next(p.a.get(), 0, &t)) {
+		mrc_rx_seg s = Pair::rx_of(t);
+		ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 10, &s, nullptr), MRC_RX_NEW);
+		n++;
+	}
+	ASSERT_EQ(n, (uint32_t)MRC_CONN_MSGS);
+	// the ACKs go out before the completions are reported
+	while (mrc_conn_ack_next(p.b.get(), 20, nullptr, &ack))
+		ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 20, &ack));
+	EXPECT_EQ(ack.msn_ack, 0u);
+	for (int i = 0; i < MRC_CONN_MSGS / 2 - 1; i++)
+		ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
+	EXPECT_NE(mrc_conn_deadline(p.b.get()), 0u);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 30, nullptr, &ack));
+	ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
+	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 0u);
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 40, nullptr, &ack));
+	EXPECT_EQ(ack.msn_ack, (uint32_t)MRC_CONN_MSGS / 2);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 50, nullptr, &ack));
+}
