@@ -163,6 +163,7 @@ static int mrc_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 static void mrc_dev_dealloc(struct ib_device *ibdev)
 {
+	mrc_linger_purge(&to_mrc_dev(ibdev)->linger);
 	mrc_verbs_tables_destroy(&to_mrc_dev(ibdev)->tables);
 	mrc_stats_free(to_mrc_dev(ibdev));
 	mrc_registry_forget(to_mrc_dev(ibdev));
@@ -270,6 +271,7 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 	dev->ndev = ndev;
 	INIT_LIST_HEAD(&dev->registry);
 	mrc_verbs_tables_init(&dev->tables);
+	mrc_linger_init(&dev->linger);
 	dev->tables.qp_hooks = &mrc_xp_hooks;	/* the transport (xport.c) */
 	dev->tables.ud_hooks = &mrc_ud_hooks;	/* datagrams (ud.c) */
 

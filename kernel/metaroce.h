@@ -22,6 +22,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "core/wire.h"
+#include "linger.h"
 #include "uapi/metaroce-abi.h"
 #include "verbs.h"
 
@@ -64,6 +65,7 @@ struct mrc_dev {
 	struct mrc_stats __percpu *stats;	/* counters (stats.h) */
 
 	struct mrc_verbs_tables tables;	/* MR keys, QP numbers (verbs.c) */
+	struct mrc_linger linger;	/* destroyed QPs answering (linger.c) */
 };
 
 static inline struct mrc_dev *to_mrc_dev(struct ib_device *ibdev)

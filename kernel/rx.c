@@ -16,6 +16,7 @@
 
 #include <linux/module.h>
 
+#include "linger.h"
 #include "metaroce.h"
 #include "stats.h"
 #include "ud.h"
@@ -114,10 +115,20 @@ static void mrc_rx_fail(struct mrc_xp *xp, const struct mrc_pkt *pkt, u8 code,
 	mrc_qp_error(xp->qp, event);
 }
 
+/* [OPS-20] receive credits; an SRQ's are not ours to count */
+static u32 mrc_rx_rsn_limit(struct mrc_xp *xp)
+{
+	struct mrc_qp *qp = xp->qp;
+
+	if (!qp)
+		return xp->rsn_take;	/* lingering: no receive comes again */
+	return xp->rsn_take +
+	       (qp->srq ? MRC_CONN_MSGS : mrc_qp_recv_available(qp));
+}
+
 void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 {
 	struct mrc_ack_info ack;
-	struct mrc_qp *qp = xp->qp;
 
 	while (mrc_conn_ack_next(&xp->conn, now, NULL, &ack)) {
 		struct mrc_pkt pkt = { };
@@ -127,9 +138,7 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		mrc_conn_ack_to_pkt(&ack, &pkt);
 		pkt.tsval = (u32)now;
 		pkt.cookie = mrc_rx_cookie(xp, &pkt);
-		/* [OPS-20] receive credits; an SRQ's are not ours to count */
-		pkt.ack.rsn_limit = xp->rsn_take +
-			(qp->srq ? MRC_CONN_MSGS : mrc_qp_recv_available(qp));
+		pkt.ack.rsn_limit = mrc_rx_rsn_limit(xp);
 		hlen = mrc_wire_hdr_len(&pkt);
 		skb = mrc_xp_alloc_skb(xp, hlen + MRC_WIRE_ICRC_LEN);
 		if (!skb)
@@ -138,8 +147,7 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		if (!mrc_xp_seal(xp, skb, &pkt,
 				 xp->conn.path[ack.path_id].sport,
 				 xp->dscp_ctrl, out))
-			mrc_stat_inc(to_mrc_dev(qp->ibqp.device),
-				     MRC_STAT_ACKS_SENT);
+			mrc_stat_inc(xp->dev, MRC_STAT_ACKS_SENT);
 	}
 }
 
@@ -492,8 +500,11 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 		goto put_dev;
 	}
 	qp = mrc_qp_get(ibdev, pkt.dst_qpn);
-	if (!qp)
-		goto drop;
+	if (!qp) {
+		if (!mrc_linger_rcv(dev, &pkt, ce))
+			goto drop;
+		goto put_dev;
+	}
 	xp = mrc_xp_of(qp);
 	if (xp) {
 		__skb_queue_head_init(&out);

@@ -412,11 +412,55 @@ void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);
 }
 
+/* The posted WQE whose message is @msn fails with @status. */
+static void mrc_tx_fail_msn(struct mrc_xp *xp, u32 msn,
+			    enum ib_wc_status status)
+{
+	u32 i;
+
+	for (i = xp->sq_head; i != xp->sq_post; i++) {
+		struct mrc_xp_swqe *e = mrc_swqe(xp, i);
+
+		if (e->posted && e->msn == msn && !e->done) {
+			e->status = status;
+			e->done = true;
+			break;
+		}
+	}
+	mrc_tx_complete(xp);
+}
+
+/*
+ * The peer had no receive for message @msn. The core resends it (the
+ * packet was not accepted, so it is lost to the core); each refusal
+ * counts against rnr_retry, where 7 means "retry forever" (IBA 9.7.5.2.8).
+ */
+static void mrc_tx_on_rnr(struct mrc_xp *xp, u32 msn)
+{
+	u8 limit = xp->qp->attr.rnr_retry;
+	u32 i;
+
+	if (limit >= 7)
+		return;
+	for (i = xp->sq_head; i != xp->sq_post; i++) {
+		struct mrc_xp_swqe *e = mrc_swqe(xp, i);
+
+		if (!e->posted || e->msn != msn || e->done)
+			continue;
+		if (++e->rnr_naks > limit)
+			mrc_tx_fail_msn(xp, msn, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+}
+
 void mrc_tx_on_nak(struct mrc_xp *xp, const struct mrc_pkt *pkt)
 {
 	enum ib_wc_status status;
-	u32 i;
 
+	if (pkt->nak.code == MRC_NAK_RNR) {
+		mrc_tx_on_rnr(xp, pkt->nak.msn);
+		return;
+	}
 	switch (pkt->nak.code) {
 	case MRC_NAK_ACCESS:
 		status = IB_WC_REM_ACCESS_ERR;
@@ -429,21 +473,12 @@ void mrc_tx_on_nak(struct mrc_xp *xp, const struct mrc_pkt *pkt)
 		break;
 	default:
 		/*
-		 * RNR and SEQ: the packet was not accepted, so the core's loss
+		 * SEQ: the packet was not accepted, so the core's loss
 		 * detection resends it; nothing to do here.
 		 */
 		return;
 	}
-	for (i = xp->sq_head; i != xp->sq_post; i++) {
-		struct mrc_xp_swqe *e = mrc_swqe(xp, i);
-
-		if (e->posted && e->msn == pkt->nak.msn && !e->done) {
-			e->status = status;
-			e->done = true;
-			break;
-		}
-	}
-	mrc_tx_complete(xp);
+	mrc_tx_fail_msn(xp, pkt->nak.msn, status);
 }
 
 /* READ/ATOMIC response handling at the requester, called from rx.c. */

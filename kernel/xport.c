@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/random.h>
 
+#include "linger.h"
 #include "metaroce.h"
 #include "net.h"
 #include "stats.h"
@@ -75,10 +76,9 @@ int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 
 static void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list)
 {
-	const struct mrc_av *av = &xp->qp->attr.av;
+	const struct mrc_av *av = xp->av;
+	struct mrc_dev *dev = xp->dev;
 	struct sk_buff *skb;
-
-	struct mrc_dev *dev = to_mrc_dev(xp->qp->ibqp.device);
 
 	while ((skb = __skb_dequeue(list))) {
 		u16 sport = MRC_XP_CB(skb)->sport;
@@ -187,7 +187,10 @@ static int mrc_xp_create(struct mrc_qp *qp)
 	}
 	xp->net = n;
 	xp->qp = qp;
+	xp->dev = to_mrc_dev(qp->ibqp.device);
 	xp->ndev = ndev;
+	xp->av = &qp->attr.av;
+	xp->qpn = qp->ibqp.qp_num;
 	xp->dscp_data = MRC_WIRE_DSCP_DATA;
 	xp->dscp_ctrl = MRC_WIRE_DSCP_CTRL;
 	spin_lock_init(&xp->lock);
@@ -374,16 +377,27 @@ static void mrc_xp_send_posted(struct mrc_qp *qp)
 static void mrc_xp_destroy(struct mrc_qp *qp)
 {
 	struct mrc_xp *xp = mrc_xp_of(qp);
+	bool linger;
 
 	if (!xp)
 		return;
 	spin_lock_bh(&xp->lock);
+	/* [REL-21] a healthy connection that received data answers on */
+	linger = xp->live && !xp->conn.error && xp->conn.stats.rx_new;
 	xp->dead = true;
 	xp->live = false;
 	spin_unlock_bh(&xp->lock);
 	/* nothing re-arms or re-queues once dead is seen under the lock */
 	hrtimer_cancel(&xp->timer);
 	cancel_work_sync(&xp->work);
+	if (linger)
+		mrc_linger_start(xp);
+}
+
+void mrc_xp_free(struct mrc_xp *xp)
+{
+	mrc_net_put(xp->net);
+	kvfree(xp);
 }
 
 static void mrc_xp_release(struct mrc_qp *qp)
@@ -393,8 +407,9 @@ static void mrc_xp_release(struct mrc_qp *qp)
 	if (!xp)
 		return;
 	qp->xport = NULL;
-	mrc_net_put(xp->net);
-	kvfree(xp);
+	/* a lingering transport is the device's now (linger.c) */
+	if (!xp->lingering)
+		mrc_xp_free(xp);
 }
 
 const struct mrc_qp_hooks mrc_xp_hooks = {

@@ -60,6 +60,7 @@ struct mrc_xp_swqe {
 	u32 rsn;		/* SEND, WRITE_WITH_IMM: receive it consumes */
 	u64 orig;		/* ATOMIC: the value the response returned */
 	u8 status;		/* enum ib_wc_status, final once done */
+	u8 rnr_naks;		/* RNR NAKs for it so far */
 	bool remote;		/* goes to the peer through the core */
 	bool posted;		/* handed to the core */
 	bool acked;		/* the core completed the message */
@@ -96,9 +97,12 @@ struct mrc_xp_rmsg {
 };
 
 struct mrc_xp {
-	struct mrc_qp *qp;
+	struct mrc_qp *qp;		/* NULL once lingering */
+	struct mrc_dev *dev;
 	struct mrc_net *net;
 	struct net_device *ndev;	/* the device's netdev */
+	const struct mrc_av *av;	/* the QP's, or linger_av */
+	u32 qpn;
 	spinlock_t lock;		/* see the header comment */
 	spinlock_t xmit_lock;		/* wire order; mrc_xp_unlock_xmit() */
 	struct work_struct work;
@@ -134,6 +138,13 @@ struct mrc_xp {
 	struct mrc_recv_wqe *rwqe[MRC_CONN_MSGS];
 	struct mrc_xp_rmsg rmsg[MRC_CONN_MSGS];
 
+	/* lingering after the QP was destroyed (linger.c) */
+	bool lingering;
+	u64 linger_until;
+	struct mrc_av linger_av;
+	struct list_head linger_node;	/* the device's list, RCU */
+	struct list_head reap_node;	/* the reaper's private list */
+
 	struct mrc_conn conn;		/* large; last */
 };
 
@@ -148,6 +159,7 @@ extern const struct mrc_qp_hooks mrc_xp_hooks;
 void mrc_xp_kick(struct mrc_xp *xp);
 void mrc_xp_arm_timer(struct mrc_xp *xp);
 void mrc_xp_unlock_xmit(struct mrc_xp *xp, struct sk_buff_head *out);
+void mrc_xp_free(struct mrc_xp *xp);
 struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len);
 int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out);

@@ -354,7 +354,8 @@ static void mrc_t_fill(u8 *p, u32 len, u32 seed)
 		p[i] = (u8)(i * 131 + seed + (i >> 10));
 }
 
-static void mrc_t_write(struct kunit *test, struct mrc_t_rc *t, u32 len)
+/* Fill A's buffer, clear B's and post a WRITE of @len bytes from A to B. */
+static void mrc_t_post_write(struct kunit *test, struct mrc_t_rc *t, u32 len)
 {
 	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
 	struct ib_sge sge = {
@@ -374,11 +375,18 @@ static void mrc_t_write(struct kunit *test, struct mrc_t_rc *t, u32 len)
 		.rkey = b->pd->unsafe_global_rkey,
 	};
 	const struct ib_send_wr *bad;
-	struct ib_wc wc;
 
 	mrc_t_fill(a->buf, len, 3);
 	memset(b->buf, 0, MRC_T_BUF + 64);
 	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+}
+
+static void mrc_t_write(struct kunit *test, struct mrc_t_rc *t, u32 len)
+{
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	struct ib_wc wc;
+
+	mrc_t_post_write(test, t, len);
 	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x1111ull);
@@ -661,6 +669,40 @@ static void mrc_rc_hostile_packets_change_nothing(struct kunit *test)
 	mrc_t_write(test, t, 4096);
 }
 
+/*
+ * [REL-21] Every ACK of B is lost, and B destroys its QP as soon as the
+ * data is in place, as a consumer that saw its completion would. A's
+ * resends reach B's lingering transport, whose ACK completes the WRITE
+ * successfully instead of after retry_cnt timeouts with an error.
+ */
+static void mrc_rc_destroyed_peer_still_acks(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	struct mrc_t_wire *wb = netdev_priv(b->ndev);
+	const u32 len = 3000;
+	struct ib_wc wc;
+	int ms;
+
+	wb->drop_every = 1;
+	mrc_t_post_write(test, t, len);
+	for (ms = 0; ms < MRC_T_WAIT_MS; ms++) {
+		if (!memcmp(a->buf, b->buf, len))
+			break;
+		usleep_range(1000, 2000);
+	}
+	KUNIT_ASSERT_EQ(test, memcmp(a->buf, b->buf, len), 0);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(a->cq, 1, &wc), 0);
+	ib_destroy_qp(b->qp);
+	b->qp = NULL;
+	wb->drop_every = 0;
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x1111ull);
+	KUNIT_EXPECT_EQ(test, b->buf[len], 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&wb->dropped), 0);
+}
+
 static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_write_delivers_every_byte),
 	KUNIT_CASE(mrc_rc_send_lands_in_posted_receive),
@@ -668,6 +710,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_write_survives_loss),
 	KUNIT_CASE(mrc_rc_reads_survive_loss),
 	KUNIT_CASE(mrc_rc_hostile_packets_change_nothing),
+	KUNIT_CASE(mrc_rc_destroyed_peer_still_acks),
 	{}
 };
 

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Lingering ([REL-21] in Documentation/protocol/reliability.rst): the
+ * transport of a destroyed RC QP stays a while to acknowledge resends of
+ * what it had placed.
+ */
+#ifndef _MRC_LINGER_H
+#define _MRC_LINGER_H
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+struct mrc_dev;
+struct mrc_pkt;
+struct mrc_xp;
+
+/* Per device: its lingering transports, oldest first. */
+struct mrc_linger {
+	spinlock_t lock;		/* the list and count; readers use RCU */
+	struct list_head list;
+	u32 count;
+	struct delayed_work reap;
+};
+
+void mrc_linger_init(struct mrc_linger *l);
+/* Free every lingering transport; the device is going away. */
+void mrc_linger_purge(struct mrc_linger *l);
+
+/*
+ * With the transport dead and its timer and work stopped, and the QP
+ * still there: keep the transport; hooks->release must not free it.
+ */
+void mrc_linger_start(struct mrc_xp *xp);
+
+/* A packet for a QP number no QP has: true if a lingering one took it. */
+bool mrc_linger_rcv(struct mrc_dev *dev, const struct mrc_pkt *pkt, bool ce);
+
+#endif /* _MRC_LINGER_H */
