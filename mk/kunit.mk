@@ -71,5 +71,9 @@ test-kunit: deps-check kunit-tree
 		>$(KUNIT_RESULTS) || \
 		echo 'fail kunit.results_converter' >>$(KUNIT_RESULTS); \
 	echo "kunit: kunit.py exit $$rc after $$(( $$(date +%s) - start )) s"; \
+	if grep -q '^fail' $(KUNIT_RESULTS); then \
+		echo "kunit: what failed (from $(KUNIT_LOG)):"; \
+		grep -E -A6 '(EXPECTATION|ASSERTION) FAILED' $(KUNIT_LOG) | head -60; \
+	fi; \
 	if [ "$(TALLY_SKIP)" != 1 ]; then $(TALLY) $(KUNIT_RESULTS); \
 	else ! grep -q '^fail' $(KUNIT_RESULTS) && grep -q '^ok' $(KUNIT_RESULTS); fi
