@@ -220,7 +220,7 @@ static void mrc_device_default_gid_is_rocev2(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrc_t_ndev_up(t->ndev, true), 0);
 	netif_carrier_on(t->ndev);
 	/* the table is filled from ib_core's work queue: wait for it */
-	for (i = 0; i < 200 && IS_ERR(attr); i++) {
+	for (i = 0; i < 3000 && IS_ERR(attr); i++) {
 		attr = rdma_get_gid_attr(&t->dev->ibdev, 1, 0);
 		if (IS_ERR(attr))
 			usleep_range(10000, 20000);

@@ -122,7 +122,10 @@ static __be32 mrc_t_ip(int i)
 	return htonl(0x0a630001 + i);	/* 10.99.0.1, 10.99.0.2 */
 }
 
-/* The IPv4 GID ib_core derives from the address, once it has. */
+/*
+ * The IPv4 GID ib_core derives from the address, once it has: its work
+ * queue fills the table, which can take seconds on a loaded machine.
+ */
 static const struct ib_gid_attr *mrc_t_wait_gid(struct mrc_t_end *e, int i)
 {
 	const struct ib_gid_attr *attr = ERR_PTR(-ENOENT);
@@ -130,7 +133,7 @@ static const struct ib_gid_attr *mrc_t_wait_gid(struct mrc_t_end *e, int i)
 	int t;
 
 	ipv6_addr_set_v4mapped(mrc_t_ip(i), (struct in6_addr *)gid.raw);
-	for (t = 0; t < 300 && IS_ERR(attr); t++) {
+	for (t = 0; t < 3000 && IS_ERR(attr); t++) {
 		attr = rdma_find_gid_by_port(&e->dev->ibdev, &gid,
 					     IB_GID_TYPE_ROCE_UDP_ENCAP, 1,
 					     e->ndev);
