@@ -49,7 +49,16 @@ print("ok %d pings of %d bytes" % (len(pings), size))
 
 for size in 32 1000 4096 60000; do
 	g b server "$size"
-	out=$(g a client "$size")
+	if ! out=$(g a client "$size"); then
+		# what the server saw, and both ends' transport counters
+		echo "--- server (b) output:"
+		g b cat "$SLOG" | tail -20
+		for vm in a b; do
+			echo "--- $vm: rdma statistic show link $DEV/1"
+			g "$vm" rdma statistic show link "$DEV/1" || true
+		done
+		exit 1
+	fi
 	g b server_done
 	echo "$out" | check "$size" || { echo "$out" | head -3 | cut -c1-120; exit 1; }
 done
