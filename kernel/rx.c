@@ -146,8 +146,10 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		skb_put(skb, hlen);
 		if (!mrc_xp_seal(xp, skb, &pkt,
 				 xp->conn.path[ack.path_id].sport,
-				 xp->dscp_ctrl, out))
+				 xp->dscp_ctrl, out)) {
 			mrc_stat_inc(xp->dev, MRC_STAT_ACKS_SENT);
+			mrc_stat_inc(xp->dev, MRC_STAT_ACKS_FOR_DELAY + ack.why);
+		}
 	}
 }
 

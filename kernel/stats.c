@@ -6,6 +6,7 @@
 
 #include <rdma/ib_verbs.h>
 
+#include "core/path.h"
 #include "stats.h"
 
 static const struct rdma_stat_desc mrc_stat_descs[] = {
@@ -18,7 +19,18 @@ static const struct rdma_stat_desc mrc_stat_descs[] = {
 	[MRC_STAT_ACKS_SENT].name = "acks_sent",
 	[MRC_STAT_ACKS_RECEIVED].name = "acks_received",
 	[MRC_STAT_ECN_CE].name = "ecn_ce_received",
+	[MRC_STAT_ACKS_FOR_DELAY].name = "acks_for_delay",
+	[MRC_STAT_ACKS_FOR_COUNT].name = "acks_for_count",
+	[MRC_STAT_ACKS_FOR_ORDER].name = "acks_for_order",
+	[MRC_STAT_ACKS_FOR_DUP].name = "acks_for_dup",
+	[MRC_STAT_ACKS_FOR_CE].name = "acks_for_ce",
+	[MRC_STAT_ACKS_FOR_REQ].name = "acks_for_request",
+	[MRC_STAT_ACKS_FOR_MSG].name = "acks_for_message",
+	[MRC_STAT_ACKS_FOR_WINDOW].name = "acks_for_window",
 };
+
+static_assert(MRC_STAT_ACKS_FOR_WINDOW - MRC_STAT_ACKS_FOR_DELAY ==
+	      MRC_ACK_WHY_WINDOW - MRC_ACK_WHY_DELAY);
 
 static_assert(ARRAY_SIZE(mrc_stat_descs) == MRC_STAT_NUM);
 

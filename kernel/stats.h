@@ -24,6 +24,15 @@ enum mrc_stat {
 	MRC_STAT_ACKS_SENT,
 	MRC_STAT_ACKS_RECEIVED,
 	MRC_STAT_ECN_CE,	/* CE-marked packets received */
+	/* ACKs sent, by why they were due (enum mrc_ack_why order) */
+	MRC_STAT_ACKS_FOR_DELAY,
+	MRC_STAT_ACKS_FOR_COUNT,
+	MRC_STAT_ACKS_FOR_ORDER,
+	MRC_STAT_ACKS_FOR_DUP,
+	MRC_STAT_ACKS_FOR_CE,
+	MRC_STAT_ACKS_FOR_REQ,
+	MRC_STAT_ACKS_FOR_MSG,
+	MRC_STAT_ACKS_FOR_WINDOW,
 	MRC_STAT_NUM
 };
 

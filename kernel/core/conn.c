@@ -157,12 +157,18 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	 * [REL-14] ask for an ACK where waiting for one would cost time: the
 	 * message's end, the path's sequence window nearly used, or no room
 	 * left in the path's or the connection's congestion window for
-	 * another full segment (the sender would stop until an ACK).
+	 * another full segment (the sender would stop until an ACK), unless
+	 * req_spacing says an earlier request of the path still counts.
 	 */
 	if ((flags & MRC_F_LAST) || mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
-	    mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->cfg.mss ||
-	    !conn_room(c, c->cfg.mss))
+	    ((mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->cfg.mss ||
+	      !conn_room(c, c->cfg.mss)) &&
+	     !mrc_path_tx_req_pending(&p->tx, c->cfg.path.req_spacing)))
 		flags |= MRC_F_ACK_REQ;
+	if (flags & MRC_F_ACK_REQ) {
+		p->tx.req_psn = seg->psn;
+		p->tx.req_set = true;
+	}
 	seg->flags = flags;
 	c->stats.tx_segs++;
 }
@@ -463,7 +469,8 @@ static void ack_all_pending(struct mrc_conn *c)
 
 	for (i = 0; i < c->cfg.npaths; i++)
 		if (c->path[i].rx.pending)
-			c->path[i].rx.ack_now = true;
+			mrc_path_rx_ack_now(&c->path[i].rx,
+					    MRC_ACK_WHY_MSG);
 }
 
 enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
@@ -662,6 +669,12 @@ bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 		if (!msn_update_due(c))
 			return false;
 		i = freshest_path(c);
+		ack->why = MRC_ACK_WHY_WINDOW;
+	} else if (c->path[i].rx.ack_now) {
+		ack->why = c->path[i].rx.why;
+	} else {
+		ack->why = c->path[i].rx.pending >= c->cfg.path.ack_every ?
+			   MRC_ACK_WHY_COUNT : MRC_ACK_WHY_DELAY;
 	}
 	mrc_path_rx_build_ack(&c->path[i].rx, now, &ack->sack, &ack->ce_count,
 			      &ack->tsecr, &ack->ack_delay);

@@ -106,6 +106,7 @@ struct mrc_ack_info {
 	u32 msn_ack;
 	u32 rate_hint;		/* Mbit/s, 0: none */
 	u8 path_id;
+	u8 why;			/* enum mrc_ack_why, built ACKs only */
 };
 
 enum mrc_rx_verdict {

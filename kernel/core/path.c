@@ -16,6 +16,7 @@ void mrc_path_cfg_default(struct mrc_path_cfg *cfg)
 	cfg->rto_max_ns = 500 * NSEC_PER_MSEC_;
 	cfg->reorder_pkts = 1;
 	cfg->ack_every = 8;
+	cfg->req_spacing = 0;
 	cfg->ack_delay_ns = 100 * NSEC_PER_USEC_;
 }
 
@@ -436,15 +437,15 @@ void mrc_path_rx_accept(struct mrc_path_rx *rx, u64 now, u32 psn, bool ce,
 
 	/* [REL-13] ACK at once on anything but the next PSN in order. */
 	if (psn != rx->next)
-		rx->ack_now = true;
+		mrc_path_rx_ack_now(rx, MRC_ACK_WHY_ORDER);
 	if (mrc_seq_before(rx->next, psn + 1))
 		rx->next = psn + 1;
 	if (ce) {
 		rx->ce_count++;
-		rx->ack_now = true;
+		mrc_path_rx_ack_now(rx, MRC_ACK_WHY_CE);
 	}
 	if (ack_req)
-		rx->ack_now = true;
+		mrc_path_rx_ack_now(rx, MRC_ACK_WHY_REQ);
 	if (!rx->pending)
 		rx->pending_since = now;
 	rx->pending++;
@@ -464,7 +465,7 @@ void mrc_path_rx_note_dup(struct mrc_path_rx *rx, u64 now, bool ce, u32 tsval)
 	rx->pending++;
 	rx->tsecr = tsval;
 	rx->tsecr_at = now;
-	rx->ack_now = true;
+	mrc_path_rx_ack_now(rx, MRC_ACK_WHY_DUP);
 }
 
 bool mrc_path_rx_ack_due(const struct mrc_path_rx *rx,

@@ -48,6 +48,10 @@ struct mrc_path_cfg {
 	u64 rto_max_ns;		/* cap of the backed-off timer */
 	u32 reorder_pkts;	/* PSNs a hole may trail the newest ack; 1 = none */
 	u32 ack_every;		/* coalesce at most this many packets per ACK */
+	u32 req_spacing;	/* [REL-14] window-full requests per path: at
+				 * most one per this many packets while an
+				 * earlier one is unanswered; 0: every time
+				 */
 	u64 ack_delay_ns;	/* hold a coalesced ACK at most this long */
 };
 
@@ -84,6 +88,8 @@ struct mrc_path_tx {
 	u64 rto_deadline;	/* 0: timer not armed */
 	u64 pto_deadline;	/* probe timeout ([REL-10]); 0: not armed */
 	u64 last_ack_ns;
+	u32 req_psn;		/* newest packet sent with ACK_REQ */
+	bool req_set;		/* req_psn is valid */
 	/* counters, for stats and tests */
 	u64 sent_pkts;
 	u64 acked_pkts;
@@ -96,6 +102,19 @@ struct mrc_path_tx {
 	struct mrc_path_slot slot[MRC_PATH_WND];
 };
 
+/* Why an ACK was sent ([REL-13]), for counters; not on the wire. */
+enum mrc_ack_why {
+	MRC_ACK_WHY_DELAY = 0,	/* the oldest packet waited ack_delay */
+	MRC_ACK_WHY_COUNT,	/* ack_every packets were waiting */
+	MRC_ACK_WHY_ORDER,	/* a packet out of PSN order: hole */
+	MRC_ACK_WHY_DUP,	/* a duplicate */
+	MRC_ACK_WHY_CE,		/* a CE mark */
+	MRC_ACK_WHY_REQ,	/* the sender's ACK_REQ */
+	MRC_ACK_WHY_MSG,	/* a message became whole */
+	MRC_ACK_WHY_WINDOW,	/* a window update ([REL-18]) */
+	MRC_ACK_WHY_NUM,
+};
+
 struct mrc_path_rx {
 	u32 cum;		/* window base: first PSN not settled */
 	u32 next;		/* 1 + newest PSN received (in-order arrival point) */
@@ -106,6 +125,7 @@ struct mrc_path_rx {
 	u64 tsecr_at;		/* when that packet arrived */
 	u64 pending_since;	/* arrival of the oldest unacknowledged packet */
 	bool ack_now;		/* something the sender should hear at once */
+	u8 why;			/* enum mrc_ack_why of the first ack_now */
 	/* counters */
 	u64 rx_new;
 	u64 rx_dup;
@@ -139,6 +159,18 @@ void mrc_path_tx_init(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 static inline u32 mrc_path_tx_room(const struct mrc_path_tx *tx)
 {
 	return MRC_PATH_WND - (tx->snd_nxt - tx->snd_una);
+}
+
+/*
+ * A packet that asked for an ACK is in flight (neither acked nor lost)
+ * and was sent fewer than @within packets ago.
+ */
+static inline bool mrc_path_tx_req_pending(const struct mrc_path_tx *tx,
+					   u32 within)
+{
+	return tx->req_set && tx->snd_nxt - tx->req_psn <= within &&
+	       tx->req_psn - tx->snd_una < tx->snd_nxt - tx->snd_una &&
+	       tx->slot[tx->req_psn % MRC_PATH_WND].state == MRC_SLOT_INFLIGHT;
 }
 
 /*
@@ -207,6 +239,14 @@ void mrc_path_rx_accept(struct mrc_path_rx *rx, u64 now, u32 psn, bool ce,
 void mrc_path_rx_note_dup(struct mrc_path_rx *rx, u64 now, bool ce, u32 tsval);
 
 /* Is an ACK due at @now? */
+/* An ACK is due at once, for @why (the first reason is kept). */
+static inline void mrc_path_rx_ack_now(struct mrc_path_rx *rx, u8 why)
+{
+	if (!rx->ack_now)
+		rx->why = why;
+	rx->ack_now = true;
+}
+
 bool mrc_path_rx_ack_due(const struct mrc_path_rx *rx,
 			 const struct mrc_path_cfg *cfg, u64 now);
 
