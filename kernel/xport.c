@@ -17,8 +17,9 @@
 
 /* Floors for software endpoints; see mrc_xp_connect_locked(). */
 #define MRC_XP_RTO_MIN_NS	(10 * NSEC_PER_MSEC)
-#define MRC_XP_DELAY_TARGET_NS	(10 * NSEC_PER_MSEC)
-#define MRC_XP_ACK_DELAY_NS	(2 * NSEC_PER_MSEC)
+#define MRC_XP_DELAY_TARGET_NS	(30 * NSEC_PER_MSEC)
+#define MRC_XP_ACK_DELAY_NS	(10 * NSEC_PER_MSEC)
+#define MRC_XP_REQ_SPACING	8
 
 static uint npaths = 4;
 module_param(npaths, uint, 0444);
@@ -300,6 +301,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 */
 	cfg.path.ack_delay_ns = max_t(u64, cfg.path.ack_delay_ns,
 				      MRC_XP_ACK_DELAY_NS);
+	cfg.path.req_spacing = MRC_XP_REQ_SPACING;
 	cfg.seed = get_random_u64();
 	xp->dest_qpn = a->dest_qp_num;
 	if (!mrc_conn_init(&xp->conn, &cfg, now))
