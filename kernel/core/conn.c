@@ -131,6 +131,29 @@ static bool conn_room(struct mrc_conn *c, u32 len)
 	       inflight + len <= mrc_cc_conn_window(&c->cc, &c->cfg.cc);
 }
 
+/*
+ * After the segment just taken, the sender has more it may send now: a
+ * resend, or new bytes of a message the peer's MSN window admits.
+ */
+static bool more_to_send(const struct mrc_conn *c)
+{
+	u32 s;
+
+	if (c->rq_head != c->rq_tail)
+		return true;
+	for (s = 0; s < c->cfg.nstreams; s++) {
+		const struct mrc_stream_q *st = &c->txs[s];
+		u32 msn;
+
+		if (st->ssn_send == st->ssn_tail)
+			continue;
+		msn = st->msn_of[st->ssn_send % MRC_CONN_MSGS];
+		if ((s32)(msn - c->peer_msn_ack) < MRC_CONN_MSGS)
+			return true;
+	}
+	return false;
+}
+
 static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 		 struct mrc_tx_seg *seg)
 {
@@ -155,12 +178,14 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 		flags |= MRC_F_LAST;
 	/*
 	 * [REL-14] ask for an ACK where waiting for one would cost time: the
-	 * message's end, the path's sequence window nearly used, or no room
+	 * end of the last message there is to send (a sender that goes on
+	 * sending keeps ACKs coming), the path's sequence window nearly used, or no room
 	 * left in the path's or the connection's congestion window for
 	 * another full segment (the sender would stop until an ACK), unless
 	 * req_spacing says an earlier request of the path still counts.
 	 */
-	if ((flags & MRC_F_LAST) || mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
+	if (((flags & MRC_F_LAST) && !more_to_send(c)) ||
+	    mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
 	    ((mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->cfg.mss ||
 	      !conn_room(c, c->cfg.mss)) &&
 	     !mrc_path_tx_req_pending(&p->tx, c->cfg.path.req_spacing)))
@@ -460,8 +485,9 @@ static struct mrc_rx_msg *rx_msg_of(struct mrc_conn *c,
 }
 
 /*
- * [REL-13] a message is whole: its sender completes it once every one of
- * its segments is acknowledged, and they came over several paths.
+ * [REL-13] a message whose sender waits for it is whole: its sender
+ * completes it once every one of its segments is acknowledged, and they
+ * came over several paths.
  */
 static void ack_all_pending(struct mrc_conn *c)
 {
@@ -529,9 +555,13 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	m->placed += seg->len;
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval,
 			   seg->flags & MRC_F_ACK_REQ);
+	if ((seg->flags & (MRC_F_LAST | MRC_F_ACK_REQ)) ==
+	    (MRC_F_LAST | MRC_F_ACK_REQ))
+		m->want_ack = true;
 	if (m->seg_cum == m->nsegs) {
 		m->state = RXM_DONE;
-		ack_all_pending(c);
+		if (m->want_ack)
+			ack_all_pending(c);
 	}
 	c->stats.rx_new++;
 	return MRC_RX_NEW;

@@ -162,6 +162,7 @@ struct mrc_rx_msg {
 	u32 nsegs;
 	u16 stream;
 	u8 state;
+	bool want_ack;		/* its LAST segment carried ACK_REQ */
 	u64 segs[MRC_MSG_SEG_WND / 64];	/* bit (seg % WND): placed */
 };
 

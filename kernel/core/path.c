@@ -17,7 +17,7 @@ void mrc_path_cfg_default(struct mrc_path_cfg *cfg)
 	cfg->reorder_pkts = 1;
 	cfg->ack_every = 8;
 	cfg->req_spacing = 0;
-	cfg->ack_delay_ns = 100 * NSEC_PER_USEC_;
+	cfg->ack_delay_ns = 20 * NSEC_PER_USEC_;
 }
 
 /* ---- 256-bit bitmap helpers: bit i of the window is bits[i / 64] bit i % 64 ---- */

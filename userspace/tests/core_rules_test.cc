@@ -599,3 +599,22 @@ TEST(Conn, WindowUpdateWhenHeadMovesHalfAWindow)
 	EXPECT_EQ(ack.msn_ack, (uint32_t)MRC_CONN_MSGS / 2);
 	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 50, nullptr, &ack));
 }
+
+// [REL-14] the last segment of a message asks for an ACK only when the
+// sender has nothing more to send right away
+TEST(Conn, LastSegmentAsksOnlyWhenSenderGoesIdle)
+{
+	Pair p(2, 1024);
+	mrc_tx_seg t;
+	std::vector<uint16_t> last_flags;
+
+	for (int i = 0; i < 3; i++)
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 2048, i, nullptr));
+	while (mrc_conn_tx_next(p.a.get(), 0, &t))
+		if (t.flags & MRC_F_LAST)
+			last_flags.push_back(t.flags);
+	ASSERT_EQ(last_flags.size(), 3u);
+	EXPECT_FALSE(last_flags[0] & MRC_F_ACK_REQ);
+	EXPECT_FALSE(last_flags[1] & MRC_F_ACK_REQ);
+	EXPECT_TRUE(last_flags[2] & MRC_F_ACK_REQ);
+}
