@@ -17,7 +17,9 @@
 // -e waits for completions through a completion channel (req_notify_cq)
 // instead of busy polling. -w N (client, default 2048, 0 = none) streams N
 // 4 KiB WRITEs with 64 in flight before the error step, for throughput and
-// the provider's doorbell count (MRC_PROVIDER_STATS=1). Output: "ok STEP ..." / "fail STEP: why" lines,
+// the provider's doorbell count (MRC_PROVIDER_STATS=1); -t S (client) ends
+// the stream after S seconds, at the end of its current round of 256, for
+// timed correctness runs. Output: "ok STEP ..." / "fail STEP: why" lines,
 // exit status 0 when every step passed.
 
 #include <arpa/inet.h>
@@ -502,7 +504,7 @@ void server(Ctx &c, int fd)
 	send_msg(fd, kBye);
 }
 
-void client(Ctx &c, int fd, uint32_t stream_wrs)
+void client(Ctx &c, int fd, uint32_t stream_wrs, uint32_t stream_secs)
 {
 	std::vector<ibv_wc> wcs;
 	uint8_t *src = c.buf;
@@ -630,6 +632,10 @@ void client(Ctx &c, int fd, uint32_t stream_wrs)
 		stream_wrs = rounds * kPerRound;	// whole rounds
 		fill(src, kSlot, seed);
 		while (ok && done < stream_wrs) {
+			// -t: past the deadline, end with the round under way
+			if (stream_secs && stream_wrs > posted &&
+			    std::chrono::steady_clock::now() - t0 > std::chrono::seconds(stream_secs))
+				stream_wrs = (posted + kPerRound - 1) / kPerRound * kPerRound;
 			while (posted < stream_wrs && posted - done < kDepth / 2) {
 				uint32_t i = posted % kPerRound;
 				bool sig = (posted + 1) % kSig == 0;
@@ -678,17 +684,18 @@ int main(int argc, char **argv)
 {
 	const char *dev = nullptr, *peer = nullptr;
 	int gidx = 1, port = 18777, opt;
-	uint32_t stream_wrs = 2048;
+	uint32_t stream_wrs = 2048, stream_secs = 0;
 	Ctx c;
 
-	while ((opt = getopt(argc, argv, "d:g:p:w:e")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:w:t:e")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'p': port = atoi(optarg); break;
 		case 'e': c.events = true; break;
 		case 'w': stream_wrs = static_cast<uint32_t>(atoi(optarg)); break;
-		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-e] [SERVER]", argv[0]);
+		case 't': stream_secs = static_cast<uint32_t>(atoi(optarg)); break;
+		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-e] [SERVER]", argv[0]);
 		}
 	}
 	if (!dev)
@@ -707,7 +714,7 @@ int main(int argc, char **argv)
 	recv_msg(fd, kHello);
 
 	if (peer)
-		client(c, fd, stream_wrs);
+		client(c, fd, stream_wrs, stream_secs);
 	else
 		server(c, fd);
 
