@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rping over rdma_cm (address and route resolution, CM REQ/REP/RTU as MADs on
 # QP1, then RC SEND + RDMA READ + RDMA WRITE per ping): 10 pings at sizes
-# 32 B to 60000 B; the client validates every ping it reads back (-V) and
+# 32 B to 60000 B over IPv4, and 1000 B and 60000 B over IPv6; the client validates every ping it reads back (-V) and
 # prints it (-v), and the host checks each printed ping against rping's
 # pattern (rdma-ping-N: then letters from 'A'+N cycling 'A'..'z').
 set -euo pipefail
@@ -11,11 +11,12 @@ set -euo pipefail
 PORT=18760
 SLOG=/tmp/60-rping.server
 
-server() { cm_server "$SLOG" "$PORT" rping -s -a "$SRV4" -p "$PORT" -C 10 -S "$1"; }
+# server SIZE ADDR / client SIZE ADDR
+server() { cm_server "$SLOG" "$PORT" rping -s -a "$2" -p "$PORT" -C 10 -S "$1"; }
 server_done() { cm_server_done "$SLOG" > /dev/null; }
 client() {
 	# stdout only: a message on stderr may land inside a ping line
-	timeout 120 rping -c -a "$SRV4" -p "$PORT" -v -V -C 10 -S "$1" \
+	timeout 120 rping -c -a "$2" -p "$PORT" -v -V -C 10 -S "$1" \
 		2> /tmp/60-rping.client.err ||
 		fail "rping client -S $1 failed: $(cat /tmp/60-rping.client.err)"
 }
@@ -47,12 +48,13 @@ print("ok %d pings of %d bytes" % (len(pings), size))
 ' "$1"
 }
 
-for size in 32 1000 4096 60000; do
-	g b server "$size"
-	if ! out=$(g a client "$size"); then
+for run in 32,$SRV4 1000,$SRV4 4096,$SRV4 60000,$SRV4 1000,$SRV6 60000,$SRV6; do
+	size=${run%%,*} addr=${run#*,}
+	g b server "$size" "$addr"
+	if ! out=$(g a client "$size" "$addr"); then
 		# what the server saw, and both ends' transport counters
 		echo "--- server (b) output:"
-		g b cat "$SLOG" | tail -20
+		g b cat "$SLOG" | tail -20 | cut -c1-160
 		for vm in a b; do
 			echo "--- $vm: rdma statistic show link $DEV/1"
 			g "$vm" rdma statistic show link "$DEV/1" || true
@@ -60,6 +62,6 @@ for size in 32 1000 4096 60000; do
 		exit 1
 	fi
 	g b server_done
-	echo "$out" | check "$size" || { echo "$out" | head -3 | cut -c1-120; exit 1; }
+	echo "$out" | check "$size" | sed "s/\$/ to $addr/" || { echo "$out" | head -3 | cut -c1-120; exit 1; }
 done
 echo "ok: 60-rping-verify"
