@@ -272,6 +272,7 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 	INIT_LIST_HEAD(&dev->registry);
 	mrc_verbs_tables_init(&dev->tables);
 	mrc_linger_init(&dev->linger);
+	mrc_share_init(&dev->share);
 	dev->tables.qp_hooks = &mrc_xp_hooks;	/* the transport (xport.c) */
 	dev->tables.ud_hooks = &mrc_ud_hooks;	/* datagrams (ud.c) */
 

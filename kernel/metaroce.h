@@ -23,6 +23,7 @@
 
 #include "core/wire.h"
 #include "linger.h"
+#include "share.h"
 #include "uapi/metaroce-abi.h"
 #include "verbs.h"
 
@@ -66,6 +67,7 @@ struct mrc_dev {
 
 	struct mrc_verbs_tables tables;	/* MR keys, QP numbers (verbs.c) */
 	struct mrc_linger linger;	/* destroyed QPs answering (linger.c) */
+	struct mrc_share share;		/* receiver's rate hint (share.c) */
 };
 
 static inline struct mrc_dev *to_mrc_dev(struct ib_device *ibdev)
