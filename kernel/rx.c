@@ -135,6 +135,8 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		struct sk_buff *skb;
 		u32 hlen;
 
+		/* [CC-9] every ACK carries the device's fair share */
+		ack.rate_hint = mrc_share_hint(xp->dev, now);
 		mrc_conn_ack_to_pkt(&ack, &pkt);
 		pkt.tsval = (u32)now;
 		pkt.cookie = mrc_rx_cookie(xp, &pkt);
@@ -274,6 +276,7 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	}
 	if (v != MRC_RX_NEW)
 		goto put;
+	mrc_share_note(xp->dev, &xp->conn.share_seen, now);
 
 	m = mrc_rx_rmsg(xp, pkt);
 	if (!m || ((pkt->type == MRC_PKT_SEND ||
@@ -463,6 +466,13 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	 * full with nothing in flight, and nothing ever comes to open it.
 	 */
 	mrc_rx_complete(xp);
+	/*
+	 * A READ or ATOMIC the completion just queued a response for: send
+	 * it here rather than a work item wakeup later (that wakeup was most
+	 * of ib_read_lat's time).
+	 */
+	if (pkt->type == MRC_PKT_READ_REQ || pkt->type == MRC_PKT_ATOMIC)
+		mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);
 	mrc_rx_acks(xp, now, out);
 	mrc_xp_arm_timer(xp);
 }

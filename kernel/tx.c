@@ -106,6 +106,18 @@ static void mrc_tx_poll(struct mrc_xp *xp)
 		if (done.cookie & MRC_XP_COOKIE_RESP) {
 			u32 i = done.cookie & ~MRC_XP_COOKIE_RESP;
 
+			/*
+			 * A response that ran out of retries ends the
+			 * connection, as a request's would: without a QP
+			 * error nobody would learn of it.
+			 */
+			if (done.status != MRC_CONN_OK) {
+				pr_warn_ratelimited("metaroce: QP %u: a response to the peer failed (%s)\n",
+						    xp->qpn,
+						    done.status == MRC_CONN_E_RETRY ?
+						    "retries exceeded" : "protocol error");
+				mrc_qp_error(xp->qp, IB_EVENT_QP_FATAL);
+			}
 			/* a response is delivered: its slot may be reused */
 			xp->resp[i % MRC_XP_RESP].done = true;
 			while (xp->resp_head != xp->resp_post &&

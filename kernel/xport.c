@@ -16,9 +16,9 @@
 #include "xport.h"
 
 /* Floors for software endpoints; see mrc_xp_connect_locked(). */
-#define MRC_XP_RTO_MIN_NS	(10 * NSEC_PER_MSEC)
+#define MRC_XP_RTO_MIN_NS	(20 * NSEC_PER_MSEC)
 #define MRC_XP_DELAY_TARGET_NS	(30 * NSEC_PER_MSEC)
-#define MRC_XP_ACK_DELAY_NS	(10 * NSEC_PER_MSEC)
+#define MRC_XP_ACK_DELAY_NS	(4 * NSEC_PER_MSEC)
 #define MRC_XP_REQ_SPACING	8
 
 static uint npaths = 4;
@@ -301,6 +301,12 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 */
 	cfg.path.ack_delay_ns = max_t(u64, cfg.path.ack_delay_ns,
 				      MRC_XP_ACK_DELAY_NS);
+	/*
+	 * ... but an ACK held as long as the peer's RTO turns every held
+	 * ACK into a timeout: a streaming responder (128 READs of 64 B)
+	 * failed with "retry exceeded" while its ACKs were on their way.
+	 */
+	BUILD_BUG_ON(4 * MRC_XP_ACK_DELAY_NS > MRC_XP_RTO_MIN_NS);
 	cfg.path.req_spacing = MRC_XP_REQ_SPACING;
 	cfg.seed = get_random_u64();
 	xp->dest_qpn = a->dest_qp_num;
