@@ -26,19 +26,9 @@ up() {
 	wait_until "mrc0 ACTIVE" port_is mrc0 "4: ACTIVE"
 }
 
-listening() {
-	awk -v p="$(printf '%04X' "$PORT")" \
-		'$2 ~ ":" p "$" && $4 == "0A" { f = 1 } END { exit !f }' \
-		/proc/net/tcp
-}
-
 server() {
-	rm -f "$SLOG" "$SLOG.rc"
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	MRC_PROVIDER_STATS=1 setsid bash -c \
-		'timeout 150 "$1" "${@:2}" > "$0" 2>&1; echo $? > "$0.rc"' \
-		"$SLOG" "$TOOL" -d mrc0 -g 1 -p "$PORT" "$@" < /dev/null > /dev/null 2>&1 &
-	wait_until "server listening on $PORT" listening
+	MRC_PROVIDER_STATS=1 bg_run "$SLOG" 150 "$TOOL" -d mrc0 -g 1 -p "$PORT" "$@"
+	wait_until "server listening on $PORT" tcp_listening "$PORT"
 }
 
 server_done() {

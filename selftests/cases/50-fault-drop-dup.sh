@@ -28,15 +28,7 @@ FAULT=/sys/kernel/debug/metaroce/mrcf0/fault
 
 # ---------------------------------------------------------------- guest side
 up() {
-	local n=$1
-	ip link del bf0 2>/dev/null || true
-	ip link add link eth1 name bf0 address "52:54:00:78:00:0$n" \
-		type macvlan mode bridge
-	ip addr add "10.78.0.$n/24" dev bf0
-	ip link set bf0 up
-	# no ARP: eth1 could answer for the address too
-	ip neigh replace "10.78.0.$((3 - n))" \
-		lladdr "52:54:00:78:00:0$((3 - n))" dev bf0 nud permanent
+	macvlan_up bf0 78 "$1"
 	rdma link add mrcf0 type metaroce netdev bf0
 	wait_until "mrcf0 ACTIVE" port_is mrcf0 "4: ACTIVE"
 }

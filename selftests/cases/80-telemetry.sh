@@ -48,18 +48,9 @@ top_check() {
 		"$TLOG" || fail "no path of mrc0 QP $qpn with tx_pkts > 0 and srtt > 0"
 }
 
-listening() {
-	awk -v p="$(printf '%04X' "$PORT")" \
-		'$2 ~ ":" p "$" && $4 == "0A" { f = 1 } END { exit !f }' \
-		/proc/net/tcp
-}
-
 server() {
-	rm -f "$SLOG" "$SLOG.rc"
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	setsid bash -c 'timeout 120 ibv_rc_pingpong "$@" > "$0" 2>&1; echo $? > "$0.rc"' \
-		"$SLOG" -p "$PORT" -d mrc0 -g 1 -c "$@" < /dev/null > /dev/null 2>&1 &
-	wait_until "server listening on $PORT" listening
+	bg_run "$SLOG" 120 ibv_rc_pingpong -p "$PORT" -d mrc0 -g 1 -c "$@"
+	wait_until "server listening on $PORT" tcp_listening "$PORT"
 }
 
 server_done() {

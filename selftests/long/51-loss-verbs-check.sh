@@ -22,16 +22,8 @@ SECS=${MRC_LOSS_SECS:-60}
 
 # ---------------------------------------------------------------- guest side
 up() {
-	local n=$1
 	[ -x "$TOOL" ] || fail "no $TOOL (make userspace)"
-	ip link del bl0 2>/dev/null || true
-	ip link add link eth1 name bl0 address "52:54:00:76:00:0$n" \
-		type macvlan mode bridge
-	ip addr add "10.76.0.$n/24" dev bl0
-	ip link set bl0 up
-	# no ARP: eth1 could answer for the address too
-	ip neigh replace "10.76.0.$((3 - n))" \
-		lladdr "52:54:00:76:00:0$((3 - n))" dev bl0 nud permanent
+	macvlan_up bl0 76 "$1"
 	rdma link add mrcl0 type metaroce netdev bl0
 	wait_until "mrcl0 ACTIVE" port_is mrcl0 "4: ACTIVE"
 }
@@ -46,18 +38,9 @@ netem() {
 	[ "$1" = off ] || tc qdisc add dev bl0 root netem "$@"
 }
 
-listening() {
-	awk -v p="$(printf '%04X' "$PORT")" \
-		'$2 ~ ":" p "$" && $4 == "0A" { f = 1 } END { exit !f }' \
-		/proc/net/tcp
-}
-
 server() {
-	rm -f "$SLOG" "$SLOG.rc"
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	setsid bash -c 'timeout 1200 "$1" "${@:2}" > "$0" 2>&1; echo $? > "$0.rc"' \
-		"$SLOG" "$TOOL" -d mrcl0 -g 1 -p "$PORT" < /dev/null > /dev/null 2>&1 &
-	wait_until "server listening on $PORT" listening
+	bg_run "$SLOG" 1200 "$TOOL" -d mrcl0 -g 1 -p "$PORT"
+	wait_until "server listening on $PORT" tcp_listening "$PORT"
 }
 
 server_done() {

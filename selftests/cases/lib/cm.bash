@@ -38,9 +38,7 @@ cm_listening() {
 cm_server() {
 	local log=$1 port=$2
 	shift 2
-	rm -f "$log" "$log.rc"
-	setsid bash -c 'log=$1; shift; timeout 120 "$@" > "$log" 2>&1; echo $? > "$log.rc"' \
-		cm-server "$log" "$@" < /dev/null > /dev/null 2>&1 &
+	bg_run "$log" 120 "$@"
 	MRC_TIMEOUT=60 wait_until "server listening on $port" cm_listening "$port"
 }
 

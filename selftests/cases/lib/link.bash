@@ -42,6 +42,40 @@ mrc_delete_all() {
 	wait_until "all metaroce devices gone" test -z "$(mrc_devices)"
 }
 
+# tcp_listening PORT: a process in this guest listens on TCP PORT (IPv4).
+tcp_listening() {
+	# /proc/net/tcp: local address 00000000:PORT (hex), state 0A = LISTEN
+	awk -v p="$(printf '%04X' "$1")" \
+		'$2 ~ ":" p "$" && $4 == "0A" { f = 1 } END { exit !f }' \
+		/proc/net/tcp
+}
+
+# bg_run LOG SECONDS CMD...: run CMD detached (setsid, no terminal) under a
+# timeout, its output in LOG and its exit status in LOG.rc.
+bg_run() {
+	local log=$1 secs=$2
+	shift 2
+	rm -f "$log" "$log.rc"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	setsid bash -c 'timeout "$1" "${@:2}" > "$0" 2>&1; echo $? > "$0.rc"' \
+		"$log" "$secs" "$@" < /dev/null > /dev/null 2>&1 &
+}
+
+# macvlan_up NAME OCT N: a macvlan NAME of eth1 with 10.OCT.0.N/24 and MAC
+# 52:54:00:OCT:00:0N (N is 1 in a, 2 in b), and a static neighbour for the
+# other guest: no ARP, since eth1 could answer for the address too. Cases
+# put a device on it to run beside devices other work keeps on eth0/eth1.
+macvlan_up() {
+	local name=$1 oct=$2 n=$3
+	ip link del "$name" 2>/dev/null || true
+	ip link add link eth1 name "$name" address "52:54:00:$oct:00:0$n" \
+		type macvlan mode bridge
+	ip addr add "10.$oct.0.$n/24" dev "$name"
+	ip link set "$name" up
+	ip neigh replace "10.$oct.0.$((3 - n))" \
+		lladdr "52:54:00:$oct:00:0$((3 - n))" dev "$name" nud permanent
+}
+
 # Port attribute as sysfs prints it, e.g. port_attr mrc0 state -> "4: ACTIVE".
 port_attr() { cat "$IB/$1/ports/1/$2"; }
 

@@ -10,20 +10,9 @@
 #   PP_TIMEOUT  seconds one run may take (default 120)
 #   PP_NOTE     shown beside each run (optional)
 
-pp_listening() {
-	# /proc/net/tcp: local address 00000000:PORT (hex), state 0A = LISTEN
-	awk -v p="$(printf '%04X' "$PORT")" \
-		'$2 ~ ":" p "$" && $4 == "0A" { f = 1 } END { exit !f }' \
-		/proc/net/tcp
-}
-
 pp_server() {
-	rm -f "$SLOG" "$SLOG.rc"
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	setsid bash -c 'timeout "$1" ibv_rc_pingpong "${@:2}" > "$0" 2>&1; echo $? > "$0.rc"' \
-		"$SLOG" "${PP_TIMEOUT:-120}" -p "$PORT" -d "$PP_DEV" -g 1 -c "$@" \
-		< /dev/null > /dev/null 2>&1 &
-	wait_until "server listening on $PORT" pp_listening
+	bg_run "$SLOG" "${PP_TIMEOUT:-120}" ibv_rc_pingpong -p "$PORT" -d "$PP_DEV" -g 1 -c "$@"
+	wait_until "server listening on $PORT" tcp_listening "$PORT"
 }
 
 pp_server_done() {
