@@ -112,10 +112,14 @@ static void mrc_tx_poll(struct mrc_xp *xp)
 			 * error nobody would learn of it.
 			 */
 			if (done.status != MRC_CONN_OK) {
-				pr_warn_ratelimited("metaroce: QP %u: a response to the peer failed (%s)\n",
+				const struct mrc_conn_stats *st = &xp->conn.stats;
+
+				pr_warn_ratelimited("metaroce: QP %u: a response to the peer failed (%s; %llu segments, %llu resent, %llu ACKs, %llu invalid)\n",
 						    xp->qpn,
 						    done.status == MRC_CONN_E_RETRY ?
-						    "retries exceeded" : "protocol error");
+						    "retries exceeded" : "protocol error",
+						    st->tx_segs, st->tx_resends,
+						    st->acks_rcvd, st->acks_invalid);
 				mrc_qp_error(xp->qp, IB_EVENT_QP_FATAL);
 			}
 			/* a response is delivered: its slot may be reused */

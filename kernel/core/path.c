@@ -344,17 +344,23 @@ enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
 	else
 		return MRC_TIMER_NONE;
 
-	/* [REL-10] everything in flight is presumed lost and resent. */
-	for (psn = tx->snd_una; psn != tx->snd_nxt; psn++) {
-		struct mrc_path_slot *s = slot_of(tx, psn);
+	/*
+	 * [REL-10] an RTO presumes everything in flight lost; a PTO only the
+	 * newest packet, whose resend is a probe: its ACK shows by the gap
+	 * rule what else is missing, and a late ACK costs one packet, not a
+	 * window.
+	 */
+	for (psn = tx->snd_nxt; psn != tx->snd_una; psn--) {
+		struct mrc_path_slot *s = slot_of(tx, psn - 1);
 
 		if (s->state != MRC_SLOT_INFLIGHT)
 			continue;
 		mark_lost(tx, s, ev);
-		if (what == MRC_TIMER_RTO)
-			tx->lost_rto++;
-		else
+		if (what == MRC_TIMER_PTO) {
 			tx->lost_pto++;
+			break;
+		}
+		tx->lost_rto++;
 	}
 	advance_una(tx);
 	tx->pto_deadline = 0;

@@ -192,6 +192,27 @@ TEST(PathTx, ProbeTimeout)
 	EXPECT_EQ(t.tx.reorder, 1u);
 }
 
+// [REL-10] a PTO with several packets in flight resends only the newest
+// (a probe); an RTO presumes all of them lost
+TEST(PathTx, ProbeResendsOnlyTheNewest)
+{
+	Tx t;
+
+	t.send(0, 1);
+	t.ack(20000, 1, {}, 20000);
+	for (uint32_t c = 10; c < 14; c++)
+		t.send(30000, c);
+	ASSERT_EQ(mrc_path_tx_on_timer(&t.tx, &t.cfg, t.tx.pto_deadline, &t.ev),
+		  MRC_TIMER_PTO);
+	ASSERT_EQ(t.ev.n_lost, 1u);
+	EXPECT_EQ(t.ev.lost[0], 13u);
+	EXPECT_EQ(t.tx.inflight_pkts, 3u);
+	ASSERT_EQ(mrc_path_tx_on_timer(&t.tx, &t.cfg, t.tx.rto_deadline, &t.ev),
+		  MRC_TIMER_RTO);
+	EXPECT_EQ(t.ev.n_lost, 3u);
+	EXPECT_EQ(t.tx.inflight_pkts, 0u);
+}
+
 // [REL-5] receiver window: in order, holes, duplicates, forced slide
 TEST(PathRx, WindowAndSlide)
 {
