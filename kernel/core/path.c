@@ -350,17 +350,24 @@ enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
 	 * rule what else is missing, and a late ACK costs one packet, not a
 	 * window.
 	 */
-	for (psn = tx->snd_nxt; psn != tx->snd_una; psn--) {
+	for (psn = tx->snd_nxt; what == MRC_TIMER_PTO && psn != tx->snd_una;
+	     psn--) {
 		struct mrc_path_slot *s = slot_of(tx, psn - 1);
 
-		if (s->state != MRC_SLOT_INFLIGHT)
-			continue;
-		mark_lost(tx, s, ev);
-		if (what == MRC_TIMER_PTO) {
+		if (s->state == MRC_SLOT_INFLIGHT) {
+			mark_lost(tx, s, ev);
 			tx->lost_pto++;
 			break;
 		}
-		tx->lost_rto++;
+	}
+	for (psn = tx->snd_una; what == MRC_TIMER_RTO && psn != tx->snd_nxt;
+	     psn++) {
+		struct mrc_path_slot *s = slot_of(tx, psn);
+
+		if (s->state == MRC_SLOT_INFLIGHT) {
+			mark_lost(tx, s, ev);
+			tx->lost_rto++;
+		}
 	}
 	advance_una(tx);
 	tx->pto_deadline = 0;
