@@ -17,6 +17,7 @@
 
 /* Floors for software endpoints; see mrc_xp_connect_locked(). */
 #define MRC_XP_RTO_MIN_NS	(20 * NSEC_PER_MSEC)
+#define MRC_XP_RTO_INIT_NS	(100 * NSEC_PER_MSEC)
 #define MRC_XP_DELAY_TARGET_NS	(30 * NSEC_PER_MSEC)
 #define MRC_XP_ACK_DELAY_NS	(4 * NSEC_PER_MSEC)
 #define MRC_XP_REQ_SPACING	8
@@ -135,21 +136,12 @@ void mrc_xp_arm_timer(struct mrc_xp *xp)
 	if (xp->timer_at && xp->timer_at <= at)
 		return;		/* an earlier expiry will look again */
 	xp->timer_at = at;
-	hrtimer_start(&xp->timer, ns_to_ktime(at), HRTIMER_MODE_ABS);
+	hrtimer_start(&xp->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
 }
 
-static enum hrtimer_restart mrc_xp_timer_fn(struct hrtimer *t)
+/* Timers due, packets to send, ACKs due, completions: one engine run. */
+static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 {
-	struct mrc_xp *xp = container_of(t, struct mrc_xp, timer);
-
-	/* hard irq: the work does the rest under the lock */
-	mrc_xp_kick(xp);
-	return HRTIMER_NORESTART;
-}
-
-static void mrc_xp_work(struct work_struct *w)
-{
-	struct mrc_xp *xp = container_of(w, struct mrc_xp, work);
 	struct sk_buff_head out;
 	u64 now;
 
@@ -162,12 +154,28 @@ static void mrc_xp_work(struct work_struct *w)
 		xp->timer_at = 0;
 	if (mrc_conn_deadline(&xp->conn) <= now)
 		mrc_conn_on_timer(&xp->conn, now);
-	mrc_tx_run(xp, now, MRC_XP_TX_BUDGET, &out);
-	mrc_rx_acks(xp, now, &out);
+	mrc_tx_run(xp, now, budget, &out);
 	mrc_rx_complete(xp);
+	mrc_rx_acks(xp, now, &out);
 	mrc_xp_arm_timer(xp);
 unlock:
 	mrc_xp_unlock_xmit(xp, &out);
+}
+
+/*
+ * In softirq (a soft hrtimer), as TCP's timers: a delayed ACK, a probe or
+ * a retransmission must not wait for a work item that a busy-polling
+ * process on the same CPU keeps off it for a scheduler slice.
+ */
+static enum hrtimer_restart mrc_xp_timer_fn(struct hrtimer *t)
+{
+	mrc_xp_run(container_of(t, struct mrc_xp, timer), MRC_XP_TX_BUDGET);
+	return HRTIMER_NORESTART;
+}
+
+static void mrc_xp_work(struct work_struct *w)
+{
+	mrc_xp_run(container_of(w, struct mrc_xp, work), MRC_XP_TX_BUDGET);
 }
 
 static int mrc_xp_create(struct mrc_qp *qp)
@@ -197,7 +205,7 @@ static int mrc_xp_create(struct mrc_qp *qp)
 	spin_lock_init(&xp->lock);
 	spin_lock_init(&xp->xmit_lock);
 	INIT_WORK(&xp->work, mrc_xp_work);
-	hrtimer_init(&xp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	hrtimer_init(&xp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	xp->timer.function = mrc_xp_timer_fn;
 	qp->xport = xp;
 	return 0;
@@ -283,8 +291,14 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 */
 	cfg.path.rto_min_ns = max_t(u64, cfg.path.rto_min_ns,
 				    MRC_XP_RTO_MIN_NS);
+	/*
+	 * Before its first RTT sample a path knows nothing: a first RTO as
+	 * short as the floor fired before the first ACK of a busy-polling
+	 * peer arrived, and resent the whole first window (RFC 6298 starts
+	 * at 1 s).
+	 */
 	cfg.path.rto_init_ns = max_t(u64, cfg.path.rto_init_ns,
-				     cfg.path.rto_min_ns);
+				     MRC_XP_RTO_INIT_NS);
 	/*
 	 * [CC-6] reads RTT growth as queueing; a software endpoint's RTT
 	 * swings by milliseconds with scheduling alone, which would keep

@@ -21,10 +21,11 @@
  *  - Receive runs in the UDP encap softirq; it holds a QP reference
  *    (mrc_qp_get) for the whole packet.
  *  - The send engine runs in process context from xp->work (system
- *    high-priority workqueue), kicked by post_send, by ACKs that open the
- *    window, by modify_qp and by the hrtimer that follows
- *    mrc_conn_deadline(). Packets are built under xp->lock and sent after
- *    it is dropped.
+ *    high-priority workqueue), kicked by post_send and modify_qp, and in
+ *    softirq from the soft hrtimer that follows mrc_conn_deadline()
+ *    (delayed ACKs, probes, retransmissions) and from ACKs that open the
+ *    window. Packets are built under xp->lock and sent after it is
+ *    dropped, in build order (mrc_xp_unlock_xmit()).
  *  - Destroy: hooks->destroy marks the transport dead under the lock
  *    (nobody queues work or arms the timer after that), then cancels the
  *    timer and the work; hooks->release frees it once every QP reference
