@@ -706,6 +706,31 @@ static void mrc_rc_destroyed_peer_still_acks(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&wb->dropped), 0);
 }
 
+/*
+ * [CC-9]..[CC-11] B's ACKs carry its fair share: with B's link at 1000
+ * Mbit/s and A the only sender, A hears 1000 Mbit/s. Without a known
+ * speed (the test netdev has none) no hint is sent.
+ */
+static void mrc_rc_acks_carry_rate_hint(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_xp *xa = mrc_xp_of(to_mrc_qp(t->e[0].qp));
+	u64 hint;
+
+	mrc_t_write(test, t, 16 * 1024);
+	spin_lock_bh(&xa->lock);
+	hint = xa->conn.cc.hint_bps;
+	spin_unlock_bh(&xa->lock);
+	KUNIT_EXPECT_EQ(test, hint, 0ull);
+
+	WRITE_ONCE(t->e[1].dev->link_mbps, 1000);
+	mrc_t_write(test, t, 64 * 1024);
+	spin_lock_bh(&xa->lock);
+	hint = xa->conn.cc.hint_bps;
+	spin_unlock_bh(&xa->lock);
+	KUNIT_EXPECT_EQ(test, hint, 1000ull * 125000);
+}
+
 static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_write_delivers_every_byte),
 	KUNIT_CASE(mrc_rc_send_lands_in_posted_receive),
@@ -714,6 +739,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_reads_survive_loss),
 	KUNIT_CASE(mrc_rc_hostile_packets_change_nothing),
 	KUNIT_CASE(mrc_rc_destroyed_peer_still_acks),
+	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
 	{}
 };
 
