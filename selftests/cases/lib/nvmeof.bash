@@ -239,6 +239,45 @@ nvmf_fio() {
 		fail "fio on $dev failed (exit $?)"
 }
 
+# nvmf_fio_bg LOG NSID SIZE QD [FIO-ARGS...]: nvmf_fio detached (JSON in
+# LOG, exit status in LOG.rc); returns once the job has written to the
+# namespace.
+nvmf_fio_bg() {
+	local log=$1 base
+	shift
+	nvmf_dev "$1" >/dev/null || fail "no device for namespace $1"
+	base=$(nvmf_sectors_written "$1")
+	rm -f "$log" "$log.rc"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	MRC_SELF=$MRC_SELF MRC_VM=${MRC_VM:-} setsid bash -c 'log=$1; shift; bash "$MRC_SELF" --guest nvmf_fio "$@" > "$log" 2>&1; echo $? > "$log.rc"' \
+		fio-bg "$log" "$@" < /dev/null > /dev/null 2>&1 &
+	MRC_TIMEOUT=120 wait_until "fio writing to namespace $1" nvmf_written_since "$1" "$base"
+}
+
+# Sectors written to namespace NSID over all paths (field 7 of the path
+# devices' stat: the multipath head disk of 6.1 keeps no statistics).
+nvmf_sectors_written() {
+	local d n=0 w
+	for d in /sys/block/nvme*; do
+		[ "$(cat "$d/nsid" 2>/dev/null)" = "$1" ] || continue
+		w=$(awk '{ print $7 }' "$d/stat")
+		n=$((n + w))
+	done
+	echo "$n"
+}
+
+nvmf_written_since() { [ "$(nvmf_sectors_written "$1")" -gt "$2" ]; }
+
+# nvmf_fio_bg_done LOG [TIMEOUT]: the detached fio exited 0; JSON on stdout.
+nvmf_fio_bg_done() {
+	MRC_TIMEOUT=${2:-1800} wait_until "fio finished" test -e "$1.rc"
+	cat "$1"
+	[ "$(cat "$1.rc")" = 0 ] || fail "fio exit status $(cat "$1.rc")"
+}
+
+# The kernel log since the last line containing $1 has a line matching $2.
+nvmf_logged() { log_since "$1" | grep -q "$2"; }
+
 # ------------------------------------------------------- file system (a)
 
 NVMF_MNT=/mnt/nvmf
