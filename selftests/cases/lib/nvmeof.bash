@@ -98,10 +98,14 @@ nvmf_not_listening() { ! cm_listening "$NVMF_PORT"; }
 
 # Undo nvmf_target_up, whatever part of it was done.
 nvmf_target_down() {
-	local ns
+	local ns p
 	[ -d "$NVMF_CFG/nvmet" ] || return 0
-	rm -f "$NVMF_PORTDIR/subsystems/$NVMF_NQN"
-	[ -d "$NVMF_PORTDIR" ] && rmdir "$NVMF_PORTDIR"
+	# every port that exports the subsystem (the bench adds a second)
+	for p in "$NVMF_CFG"/nvmet/ports/*; do
+		[ -L "$p/subsystems/$NVMF_NQN" ] || continue
+		rm -f "$p/subsystems/$NVMF_NQN"
+		rmdir "$p"
+	done
 	for ns in "$NVMF_SUB"/namespaces/*; do
 		[ -d "$ns" ] || continue
 		echo 0 > "$ns/enable"
@@ -124,8 +128,12 @@ nvmf_target_down() {
 
 # ------------------------------------------------------------- host (a)
 
+# nvmf_host_up [IO_TIMEOUT]: nvme-rdma loaded, the RDMA device up. The
+# I/O timeout (s, nvme_core's default 30) applies to controllers connected
+# afterwards.
 nvmf_host_up() {
 	modprobe -a nvme-rdma
+	echo "${1:-30}" > /sys/module/nvme_core/parameters/io_timeout
 	cm_up
 }
 
@@ -335,9 +343,10 @@ for j in res["jobs"]:
     assert j["error"] == 0, "%s: error %d" % (j["jobname"], j["error"])
     assert w["io_bytes"] == size, "%s wrote %d of %d" % (j["jobname"], w["io_bytes"], size)
     assert r["io_bytes"] == size, "%s verified %d of %d" % (j["jobname"], r["io_bytes"], size)
-    print("%s: %d MiB written and verified, 0 errors; write %.0f IOPS %.2f MiB/s,"
-          " verify read %.0f IOPS %.2f MiB/s"
+    print("%s: %d MiB written and verified, 0 errors; write %.0f IOPS %.2f MiB/s"
+          " (max latency %.1f s), verify read %.0f IOPS %.2f MiB/s (max %.1f s)"
           % (j["jobname"], size >> 20, w["iops"], w["bw_bytes"] / 2**20,
-             r["iops"], r["bw_bytes"] / 2**20))
+             w["lat_ns"]["max"] / 1e9, r["iops"], r["bw_bytes"] / 2**20,
+             r["lat_ns"]["max"] / 1e9))
 ' "$1"
 }
