@@ -113,7 +113,7 @@ nvmf_target_down() {
 	done
 	[ -d "$NVMF_SUB" ] && rmdir "$NVMF_SUB"
 	if [ -e "$NVMF_LOOPDEV" ]; then
-		losetup -d "$(cat "$NVMF_LOOPDEV")" 2>/dev/null
+		losetup -d "$(cat "$NVMF_LOOPDEV")" 2>/dev/null || true
 		rm -f "$NVMF_LOOPDEV"
 	fi
 	rm -f "$NVMF_IMG"
@@ -122,7 +122,7 @@ nvmf_target_down() {
 		rmdir "$NVMF_NULLB"
 	fi
 	# nothing of ours may hold the RDMA device when the case deletes it
-	modprobe -r nvmet-rdma 2>/dev/null
+	modprobe -r nvmet-rdma 2>/dev/null || true
 	return 0
 }
 
@@ -228,7 +228,7 @@ nvmf_host_down() {
 		timeout 120 nvme disconnect -n "$NVMF_NQN" >/dev/null 2>&1
 		MRC_TIMEOUT=60 wait_until "$NVMF_NQN disconnected" nvmf_gone
 	fi
-	modprobe -r nvme-rdma 2>/dev/null
+	modprobe -r nvme-rdma 2>/dev/null || true
 	return 0
 }
 
