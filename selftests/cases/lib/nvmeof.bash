@@ -283,8 +283,10 @@ nvmf_fio_bg_done() {
 	[ "$(cat "$1.rc")" = 0 ] || fail "fio exit status $(cat "$1.rc")"
 }
 
-# The kernel log since the last line containing $1 has a line matching $2.
-nvmf_logged() { log_since "$1" | grep -q "$2"; }
+# The kernel log since the last line containing $1 has a line matching the
+# extended regular expression $2. Not grep -q: under pipefail, log_since
+# killed by SIGPIPE after an early match would make a match look like none.
+nvmf_logged() { log_since "$1" | grep -E "$2" >/dev/null; }
 
 # ------------------------------------------------------- file system (a)
 
