@@ -25,7 +25,7 @@ set -euo pipefail
 MARK="mrc-case: nvmeof connected"
 
 case_guest_cleanup() {
-	tc qdisc del dev "$NETDEV" root 2>/dev/null
+	tc qdisc del dev "$NETDEV" root 2>/dev/null || true
 	case $MRC_VM in
 	a) nvmf_host_down ;;
 	b) nvmf_target_down ;;
