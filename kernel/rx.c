@@ -257,6 +257,18 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		break;
 	}
 	if (err) {
+		/*
+		 * A resend of a WRITE or READ request whose data was placed
+		 * (or read) before may find its MR gone: the consumer is free
+		 * to invalidate it once the message completed (nvme-rdma's
+		 * SEND_WITH_INV right behind the WRITE, LOCAL_INV), and to
+		 * register it again under a new key. Such a repeat is no
+		 * access error; the core knows it (and acks it) without
+		 * placing anything. Only new data that fails the check
+		 * fails the QP.
+		 */
+		if (mrc_conn_rx_linger(&xp->conn, now, &seg) == MRC_RX_DUP)
+			return;
 		mrc_rx_fail(xp, pkt, MRC_NAK_ACCESS, IB_EVENT_QP_ACCESS_ERR,
 			    out);
 		return;

@@ -162,6 +162,8 @@ static void mrc_tx_doorbell(struct mrc_xp *xp)
 /* Report finished WQEs, oldest first. */
 void mrc_tx_complete(struct mrc_xp *xp)
 {
+	bool rd_retired = false;
+
 	mrc_tx_poll(xp);
 	while (xp->sq_head != xp->sq_post) {
 		struct mrc_xp_swqe *e = mrc_swqe(xp, xp->sq_head);
@@ -169,12 +171,18 @@ void mrc_tx_complete(struct mrc_xp *xp)
 		if (!e->done)
 			break;
 		xp->sq_head++;
+		if (e->posted && e->need_resp) {
+			xp->rd_retired++;
+			rd_retired = true;
+		}
 		mrc_qp_complete_send(xp->qp, e->status);
 		if (e->status != IB_WC_SUCCESS)
 			break;		/* the QP is in ERR now */
 	}
 	if (mrc_qp_state(xp->qp) == IB_QPS_ERR)
 		mrc_tx_flush(xp);
+	else if (rd_retired && xp->sq_post != xp->sq_take)
+		mrc_xp_kick(xp);	/* a READ may wait for the room */
 	mrc_tx_doorbell(xp);
 }
 
@@ -188,8 +196,22 @@ void mrc_tx_flush(struct mrc_xp *xp)
 				     IB_WC_WR_FLUSH_ERR);
 	}
 	xp->sq_post = xp->sq_take;
+	xp->rd_retired = xp->rd_posted;
 	xp->resp_head = xp->resp_tail;
 	xp->resp_post = xp->resp_tail;
+}
+
+/*
+ * [OPS-4] READ and ATOMIC requests outstanding (posted, not yet retired
+ * in order from the SQ) stay within max_rd_atomic, as a verbs device's
+ * send queue stalls: kernel consumers (nvmet-rdma's rdma_rw) post more
+ * READs than that and rely on it. 0 would stall for good: read as 1.
+ */
+static bool mrc_tx_rd_room(struct mrc_xp *xp)
+{
+	u32 limit = max_t(u32, xp->qp->attr.max_rd_atomic, 1);
+
+	return xp->rd_posted - xp->rd_retired < limit;
 }
 
 /* Hand taken WQEs and owed responses to the core, in order. */
@@ -200,12 +222,16 @@ static void mrc_tx_post(struct mrc_xp *xp)
 		u32 len;
 
 		if (e->remote && !e->done) {
+			if (e->need_resp && !mrc_tx_rd_room(xp))
+				break;	/* retiring one kicks the engine */
 			/* READ and ATOMIC requests are one empty segment */
 			len = e->need_resp ? 0 : e->wqe->length;
 			if (!mrc_conn_tx_post(&xp->conn, 0, len, xp->sq_post,
 					      &e->msn))
 				break;
 			e->posted = true;
+			if (e->need_resp)
+				xp->rd_posted++;
 		}
 		xp->sq_post++;
 	}

@@ -46,8 +46,16 @@ struct mrc_net;
 
 /* Send WQEs the transport holds at once (taken, not yet completed). */
 #define MRC_XP_SQ		128
-/* READ/ATOMIC responses owed to the peer. */
-#define MRC_XP_RESP		128
+/*
+ * READ/ATOMIC responses owed to the peer. A slot is freed when the peer
+ * acks the response, but the peer completes its READ, and may send the
+ * next request, as soon as the response is placed: besides the
+ * max_dest_rd_atomic requests it may have outstanding ([OPS-4]), up to
+ * about as many responses it already has may still wait for their ACK
+ * (more under ACK loss). One ring of max_dest_rd_atomic slots overflowed
+ * under 1% loss with nvmet-rdma reading at depth 128; twice that holds.
+ */
+#define MRC_XP_RESP		(2 * MRC_MAX_RD_ATOMIC)
 /* Packets one run of the send engine builds before it yields. */
 #define MRC_XP_TX_BUDGET	64
 /* ... and when an ACK runs it in softirq. */
@@ -125,6 +133,9 @@ struct mrc_xp {
 	u32 sq_post;
 	u32 sq_take;
 	u32 tx_rsn;			/* next RSN we consume at the peer */
+	/* READ/ATOMIC WQEs handed to the core, and retired from sq_head */
+	u32 rd_posted;
+	u32 rd_retired;
 	struct mrc_xp_swqe sq[MRC_XP_SQ];
 
 	/* responder: responses [resp_head, resp_tail), posted to resp_post */

@@ -4,6 +4,9 @@
 #                      latency -> selftests/results/verbs.md + verbs.png
 #   make bench-loss    goodput under netem loss / reorder / duplication
 #                      -> selftests/results/loss.md + loss.png
+#   make bench-nvmeof  NVMe over Fabrics (fio on nvme-rdma/nvmet-rdma), IOPS
+#                      and MiB/s -> selftests/results/nvmeof.md (REPS=3,
+#                      RUNTIME=20 s per fio run)
 #
 # Uses the bed that is up (and leaves it up); otherwise boots one and takes
 # it down afterwards. Variables: REPS=3, BENCH_QUICK=1 (0: every loss rate
@@ -12,7 +15,7 @@
 
 BENCH := $(TOP)/selftests/bench/bench
 
-.PHONY: bench-verbs bench-loss
+.PHONY: bench-verbs bench-loss bench-nvmeof
 
 define bench_run
 	@if $(BED) status | grep -q '^a: running'; then \
@@ -29,3 +32,6 @@ bench-verbs: deps-check module userspace
 
 bench-loss: deps-check module userspace
 	$(call bench_run,loss)
+
+bench-nvmeof: deps-check module userspace
+	$(call bench_run,nvmeof)
