@@ -367,6 +367,18 @@ static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
 						  seg->len, MRC_COPY_FROM_MR);
 				mrc_mr_put(mr);
 			}
+			if (err && (seg->flags & MRC_F_RETX)) {
+				/*
+				 * A resend after the consumer invalidated the
+				 * MR (nvme-rdma does, once its command is
+				 * done): most likely the requester has the
+				 * data and its ACK is late. Send nothing; if
+				 * the original really was lost, the segment
+				 * runs out of retries and the QP fails then.
+				 */
+				kfree_skb(skb);
+				return 0;
+			}
 			if (err) {
 				kfree_skb(skb);
 				return IB_WC_REM_ACCESS_ERR;
