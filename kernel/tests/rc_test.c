@@ -25,6 +25,7 @@
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/rtnetlink.h>
+#include <linux/scatterlist.h>
 #include <linux/user_namespace.h>
 #include <linux/udp.h>
 #include <net/ipv6.h>
@@ -706,6 +707,86 @@ static void mrc_rc_destroyed_peer_still_acks(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&wb->dropped), 0);
 }
 
+/* Post one local WR (REG_MR, LOCAL_INV) on @e's QP and wait for it. */
+static void mrc_t_local_wr(struct kunit *test, struct mrc_t_end *e,
+			   struct ib_send_wr *wr)
+{
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+
+	wr->send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, ib_post_send(e->qp, wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(e, &wc), 0);
+	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+}
+
+/*
+ * B's ACKs are lost while A WRITEs into a fast-registered MR of B; once
+ * the data is there B invalidates the MR, as nvme-rdma does when its
+ * command is done. A's resends then fail the MR check, but they repeat
+ * what was placed: B acknowledges them instead of failing the QP, and
+ * A's WRITE succeeds.
+ */
+static void mrc_rc_resend_into_invalidated_mr(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	struct mrc_t_wire *wb = netdev_priv(b->ndev);
+	const u32 len = 3000;
+	struct ib_reg_wr reg = { };
+	struct ib_send_wr inv = { };
+	struct ib_rdma_wr wr = { };
+	const struct ib_send_wr *bad;
+	struct scatterlist sg;
+	struct ib_sge sge;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+	int ms;
+
+	mr = ib_alloc_mr(b->pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	sg_init_one(&sg, b->buf, 4096);
+	/* virtual DMA: the "mapping" makes the DMA address the kernel's */
+	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(&b->dev->ibdev, &sg, 1,
+					    DMA_BIDIRECTIONAL), 1);
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	mrc_t_local_wr(test, b, &reg.wr);
+
+	mrc_t_fill(a->buf, len, 5);
+	memset(b->buf, 0, MRC_T_BUF + 64);
+	sge.addr = (uintptr_t)a->buf;
+	sge.length = len;
+	sge.lkey = a->pd->local_dma_lkey;
+	wr.wr.wr_id = 0x4444;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
+	wb->drop_every = 1;
+	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+	for (ms = 0; ms < MRC_T_WAIT_MS && memcmp(a->buf, b->buf, len); ms++)
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_EQ(test, memcmp(a->buf, b->buf, len), 0);
+
+	inv.opcode = IB_WR_LOCAL_INV;
+	inv.ex.invalidate_rkey = mr->rkey;
+	mrc_t_local_wr(test, b, &inv);
+	wb->drop_every = 0;
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x4444ull);
+	KUNIT_EXPECT_EQ(test, mrc_qp_state(to_mrc_qp(b->qp)), IB_QPS_RTS);
+	KUNIT_EXPECT_GT(test, atomic_read(&wb->dropped), 0);
+	ib_dereg_mr(mr);
+	ib_dma_unmap_sg(&b->dev->ibdev, &sg, 1, DMA_BIDIRECTIONAL);
+}
+
 /*
  * [CC-9]..[CC-11] B's ACKs carry its fair share: with B's link at 1000
  * Mbit/s and A the only sender, A hears 1000 Mbit/s. Without a known
@@ -740,6 +821,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_hostile_packets_change_nothing),
 	KUNIT_CASE(mrc_rc_destroyed_peer_still_acks),
 	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
+	KUNIT_CASE(mrc_rc_resend_into_invalidated_mr),
 	{}
 };
 
