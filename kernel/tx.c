@@ -466,20 +466,29 @@ void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);
 }
 
-/* The posted WQE whose message is @msn fails with @status. */
-static void mrc_tx_fail_msn(struct mrc_xp *xp, u32 msn,
-			    enum ib_wc_status status)
+/* The posted, unfinished WQE whose message is @msn; NULL if none. */
+static struct mrc_xp_swqe *mrc_tx_pending_msn(struct mrc_xp *xp, u32 msn)
 {
 	u32 i;
 
 	for (i = xp->sq_head; i != xp->sq_post; i++) {
 		struct mrc_xp_swqe *e = mrc_swqe(xp, i);
 
-		if (e->posted && e->msn == msn && !e->done) {
-			e->status = status;
-			e->done = true;
-			break;
-		}
+		if (e->posted && e->msn == msn && !e->done)
+			return e;
+	}
+	return NULL;
+}
+
+/* The posted WQE whose message is @msn fails with @status. */
+static void mrc_tx_fail_msn(struct mrc_xp *xp, u32 msn,
+			    enum ib_wc_status status)
+{
+	struct mrc_xp_swqe *e = mrc_tx_pending_msn(xp, msn);
+
+	if (e) {
+		e->status = status;
+		e->done = true;
 	}
 	mrc_tx_complete(xp);
 }
@@ -492,30 +501,23 @@ static void mrc_tx_fail_msn(struct mrc_xp *xp, u32 msn,
 static void mrc_tx_on_rnr(struct mrc_xp *xp, u32 msn)
 {
 	u8 limit = xp->qp->attr.rnr_retry;
-	u32 i;
+	struct mrc_xp_swqe *e;
 
 	if (limit >= 7)
 		return;
-	for (i = xp->sq_head; i != xp->sq_post; i++) {
-		struct mrc_xp_swqe *e = mrc_swqe(xp, i);
-
-		if (!e->posted || e->msn != msn || e->done)
-			continue;
-		if (++e->rnr_naks > limit)
-			mrc_tx_fail_msn(xp, msn, IB_WC_RNR_RETRY_EXC_ERR);
-		return;
-	}
+	e = mrc_tx_pending_msn(xp, msn);
+	if (e && ++e->rnr_naks > limit)
+		mrc_tx_fail_msn(xp, msn, IB_WC_RNR_RETRY_EXC_ERR);
 }
 
 void mrc_tx_on_nak(struct mrc_xp *xp, const struct mrc_pkt *pkt)
 {
 	enum ib_wc_status status;
 
-	if (pkt->nak.code == MRC_NAK_RNR) {
+	switch (pkt->nak.code) {
+	case MRC_NAK_RNR:
 		mrc_tx_on_rnr(xp, pkt->nak.msn);
 		return;
-	}
-	switch (pkt->nak.code) {
 	case MRC_NAK_ACCESS:
 		status = IB_WC_REM_ACCESS_ERR;
 		break;

@@ -405,7 +405,7 @@ static void mrc_xp_destroy(struct mrc_qp *qp)
 		return;
 	spin_lock_bh(&xp->lock);
 	/* [REL-21] a healthy connection that received data answers on */
-	linger = xp->live && !xp->conn.error && xp->conn.stats.rx_new;
+	linger = xp->live && mrc_conn_may_linger(&xp->conn);
 	xp->dead = true;
 	xp->live = false;
 	spin_unlock_bh(&xp->lock);

@@ -255,6 +255,12 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
 				       const struct mrc_rx_seg *seg);
 
+/* [REL-21] the connection is healthy and placed data: worth lingering. */
+static inline bool mrc_conn_may_linger(const struct mrc_conn *c)
+{
+	return !c->error && c->stats.rx_new;
+}
+
 /* Next receiver completion, in SSN order per stream; false if none. */
 bool mrc_conn_rx_poll(struct mrc_conn *c, struct mrc_completion *done);
 
