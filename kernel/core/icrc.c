@@ -885,10 +885,35 @@ static u32 mrc_icrc_update_x86(u32 state, const u8 *p, u32 len)
 }
 #endif
 
+static bool mrc_icrc_cpu_off;
+
+bool mrc_wire_icrc_cpu_available(void)
+{
+#ifdef mrc_cpu_has_crc32c
+	return mrc_cpu_has_crc32c();
+#else
+	return false;
+#endif
+}
+
+void mrc_wire_icrc_use_cpu(bool use)
+{
+	mrc_icrc_cpu_off = !use;
+}
+
+u32 mrc_wire_icrc_update_cpu(u32 state, const void *data, u32 len)
+{
+#ifdef mrc_cpu_has_crc32c
+	if (mrc_cpu_has_crc32c())
+		return mrc_icrc_update_x86(state, data, len);
+#endif
+	return mrc_wire_icrc_update_portable(state, data, len);
+}
+
 u32 mrc_wire_icrc_update(u32 state, const void *data, u32 len)
 {
 #ifdef mrc_cpu_has_crc32c
-	if (likely(mrc_cpu_has_crc32c()))
+	if (likely(mrc_cpu_has_crc32c() && !mrc_icrc_cpu_off))
 		return mrc_icrc_update_x86(state, data, len);
 #endif
 	return mrc_wire_icrc_update_portable(state, data, len);

@@ -388,6 +388,16 @@ u32 mrc_wire_icrc_update(u32 state, const void *data, u32 len);
 /* The same, always in portable C (reference for tests). */
 u32 mrc_wire_icrc_update_portable(u32 state, const void *data, u32 len);
 
+/*
+ * The same with the CPU's CRC32C instruction; false if there is none.
+ * mrc_wire_icrc_update() uses it unless told otherwise here: an emulated
+ * CPU (QEMU TCG) runs the instruction bit by bit, slower than the tables,
+ * so the module times both once and keeps the faster.
+ */
+bool mrc_wire_icrc_cpu_available(void);
+u32 mrc_wire_icrc_update_cpu(u32 state, const void *data, u32 len);
+void mrc_wire_icrc_use_cpu(bool use);
+
 /* The value carried in the trailer for a finished running state. */
 static inline u32 mrc_wire_icrc_final(u32 state)
 {

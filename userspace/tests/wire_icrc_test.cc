@@ -87,6 +87,22 @@ TEST(WireIcrc, HardwareEqualsPortable)
 		  0xe3069283u);
 }
 
+// The implementation choice changes speed only: the CPU path on request,
+// the dispatcher with the instruction turned off, all give one answer.
+TEST(WireIcrc, ChoiceKeepsTheFunction)
+{
+	std::mt19937 rng(12);
+	std::vector<u8> data(1100);
+	for (auto &b : data)
+		b = (u8)rng();
+	u32 want = mrc_wire_icrc_update_portable(~0u, data.data(), 1100);
+	EXPECT_EQ(mrc_wire_icrc_update_cpu(~0u, data.data(), 1100), want);
+	mrc_wire_icrc_use_cpu(false);
+	EXPECT_EQ(mrc_wire_icrc_update(~0u, data.data(), 1100), want);
+	mrc_wire_icrc_use_cpu(true);
+	EXPECT_EQ(mrc_wire_icrc_update(~0u, data.data(), 1100), want);
+}
+
 // [INT-3] [INT-5] any single-bit error anywhere in any sample packet is
 // caught: the ICRC check fails (or, for the version byte, which is read
 // first, the version check).
