@@ -50,7 +50,7 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	c->cfg = *cfg;
 	mrc_cc_conn_init(&c->cc, &cfg->cc, now);
 	c->cc.npaths = cfg->npaths;
-	mrc_sched_init(&c->sched, cfg->seed);
+	mrc_sched_init(&c->sched, cfg->seed, cfg->sched.burst);
 	for (i = 0; i < cfg->npaths; i++) {
 		struct mrc_path *p = &c->path[i];
 

@@ -15,6 +15,7 @@ void mrc_sched_cfg_default(struct mrc_sched_cfg *cfg)
 	cfg->sport_max = MRC_WIRE_SPORT_MAX;
 	cfg->fail_rtos = 3;
 	cfg->fail_hold_ns = 10000000;	/* 10 ms */
+	cfg->burst = 1;
 }
 
 static u64 xorshift(struct mrc_sched *s)
@@ -28,10 +29,13 @@ static u64 xorshift(struct mrc_sched *s)
 	return x;
 }
 
-void mrc_sched_init(struct mrc_sched *s, u64 seed)
+void mrc_sched_init(struct mrc_sched *s, u64 seed, u32 burst)
 {
 	s->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
 	s->rr = 0;
+	s->burst = burst ? burst : 1;
+	s->burst_left = 0;
+	s->last = -1;
 }
 
 u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
@@ -66,6 +70,26 @@ static u64 path_rate(const struct mrc_path *p)
 	return rate ? rate : 1;
 }
 
+/* Window room for one more packet of @len ([PATH-4], [PATH-6]). */
+static bool path_may_send(const struct mrc_path *p, u32 len)
+{
+	if (p->state == MRC_PATH_FAILED || !mrc_path_tx_room(&p->tx))
+		return false;
+	if (p->state == MRC_PATH_PROBING)
+		return !p->tx.inflight_pkts;
+	return !p->tx.inflight_pkts ||
+	       mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) >=
+	       mrc_max_u32(len, 1);
+}
+
+static void charge(struct mrc_sched *s, struct mrc_path *p, u64 start,
+		   u32 len)
+{
+	/* charge headers too, so empty packets also spread */
+	p->vtime = start + ((u64)len + 64) * 65536 / path_rate(p);
+	s->vnow = start;
+}
+
 int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		   u32 len)
 {
@@ -78,34 +102,42 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		struct mrc_path *p = &paths[i];
 		u64 start;
 
-		if (p->state == MRC_PATH_FAILED || !mrc_path_tx_room(&p->tx))
+		/* failed, no room, or [PATH-4] a probe still in flight */
+		if (!path_may_send(p, len))
 			continue;
 		if (p->state == MRC_PATH_PROBING) {
-			/* [PATH-4] one packet at a time until the first ACK */
-			if (p->tx.inflight_pkts)
-				continue;
 			best = (int)i;
 			best_start = mrc_max_u64(p->vtime, s->vnow);
 			break;
 		}
-		/* [PATH-6] a path with nothing in flight may always send one */
-		if (p->tx.inflight_pkts &&
-		    mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) <
-		    mrc_max_u32(len, 1))
-			continue;
 		start = mrc_max_u64(p->vtime, s->vnow);
 		if (best < 0 || start < best_start) {
 			best_start = start;
 			best = (int)i;
 		}
 	}
-	if (best >= 0) {
-		struct mrc_path *p = &paths[best];
+	/*
+	 * [PATH-6] stay on the last path for a burst: consecutive packets of
+	 * one path leave as one segmentation-offload batch. A burst is
+	 * charged packet by packet, so the shares over time are unchanged,
+	 * and it yields to a probing path.
+	 */
+	if (best >= 0 && paths[best].state != MRC_PATH_PROBING &&
+	    s->burst_left && s->last >= 0 && (u32)s->last < npaths &&
+	    paths[s->last].state != MRC_PATH_PROBING &&
+	    path_may_send(&paths[s->last], len)) {
+		struct mrc_path *p = &paths[s->last];
 
-		/* charge headers too, so empty packets also spread */
-		p->vtime = best_start + ((u64)len + 64) * 65536 / path_rate(p);
-		s->vnow = best_start;
+		s->burst_left--;
+		charge(s, p, mrc_max_u64(p->vtime, s->vnow), len);
+		return s->last;
+	}
+	s->last = best;
+	s->burst_left = 0;
+	if (best >= 0) {
+		charge(s, &paths[best], best_start, len);
 		s->rr = (u32)best + 1;
+		s->burst_left = s->burst - 1;
 	}
 	return best;
 }

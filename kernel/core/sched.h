@@ -41,6 +41,7 @@ struct mrc_sched_cfg {
 	u16 sport_max;
 	u32 fail_rtos;		/* consecutive timeouts that fail a path */
 	u64 fail_hold_ns;	/* a failed path rests this long, then re-probes */
+	u32 burst;		/* [PATH-6] packets in a row on one path, >= 1 */
 };
 
 void mrc_sched_cfg_default(struct mrc_sched_cfg *cfg);
@@ -49,9 +50,12 @@ struct mrc_sched {
 	u64 rng;		/* xorshift64 state, seeded per connection */
 	u64 vnow;		/* virtual time of the last pick */
 	u32 rr;			/* where the next tie-break starts */
+	u32 burst;		/* from mrc_sched_cfg */
+	u32 burst_left;		/* more packets the last pick may take */
+	int last;		/* the last pick, or -1 */
 };
 
-void mrc_sched_init(struct mrc_sched *s, u64 seed);
+void mrc_sched_init(struct mrc_sched *s, u64 seed, u32 burst);
 
 /* A source port in range that no other path of the connection uses. */
 u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
@@ -61,8 +65,9 @@ u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
  * The path for a packet of @len payload bytes, or -1 if none may send now
  * ([PATH-6]). Among paths whose window has room, packets are sprayed in
  * proportion to each path's rate estimate, window / RTT (stride
- * scheduling); a probing path with nothing in flight goes first. The
- * chosen path is charged for the packet: call only when it will be sent.
+ * scheduling), in bursts of up to cfg.burst packets; a probing path with
+ * nothing in flight goes first. The chosen path is charged for the
+ * packet: call only when it will be sent.
  */
 int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		   u32 len);

@@ -354,19 +354,60 @@ TEST(Sched, FailAndReentropy)
 	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), 0);
 }
 
-// [PATH-6] equal paths share packets evenly
-TEST(Sched, SprayEvenly)
+// [PATH-6] equal paths share packets evenly, in bursts of cfg.burst
+TEST(Sched, SprayEvenlyInBursts)
+{
+	for (uint32_t burst : {1u, 4u, 8u}) {
+		std::unique_ptr<mrc_conn> c(new mrc_conn);
+		mrc_conn_cfg cfg;
+		uint32_t count[4] = {};
+		int prev = -1;
+		uint32_t run = 0;
+
+		mrc_conn_cfg_default(&cfg, 4, 1024);
+		cfg.sched.burst = burst;
+		ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+		for (uint32_t i = 0; i < 100 * 4 * burst; i++) {
+			int p = mrc_sched_pick(&c->sched, c->path, 4, 1024);
+
+			ASSERT_GE(p, 0);
+			count[p]++;
+			run = p == prev ? run + 1 : 1;
+			EXPECT_LE(run, burst) << "burst " << burst;
+			if (p != prev && prev >= 0)	// a burst ends only when full
+				EXPECT_EQ(i % burst, 0u) << "burst " << burst;
+			prev = p;
+		}
+		for (uint32_t n : count)
+			EXPECT_EQ(n, 100 * burst) << "burst " << burst;
+	}
+}
+
+// [PATH-6] a burst ends early when its path's window is full, and yields
+// to a probing path ([PATH-4])
+TEST(Sched, BurstYields)
 {
 	std::unique_ptr<mrc_conn> c(new mrc_conn);
 	mrc_conn_cfg cfg;
-	uint32_t count[4] = {};
 
-	mrc_conn_cfg_default(&cfg, 4, 1024);
+	mrc_conn_cfg_default(&cfg, 2, 1024);
+	cfg.sched.burst = 8;
 	ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
-	for (int i = 0; i < 400; i++)
-		count[mrc_sched_pick(&c->sched, c->path, 4, 1024)]++;
-	for (uint32_t n : count)
-		EXPECT_EQ(n, 100u);
+	for (mrc_path &p : c->path)
+		p.state = MRC_PATH_ACTIVE;
+	int first = mrc_sched_pick(&c->sched, c->path, 2, 1024);
+	ASSERT_GE(first, 0);
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), first);
+	// the window of the burst's path is full: the other path takes over
+	mrc_path *p = &c->path[first];
+	p->tx.inflight_pkts = 1;
+	p->tx.inflight_bytes = p->cc.cwnd;
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), 1 - first);
+	p->tx.inflight_pkts = 0;
+	p->tx.inflight_bytes = 0;
+	// a probing path with nothing in flight interrupts a burst
+	p->state = MRC_PATH_PROBING;
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), first);
 }
 
 namespace {
@@ -537,6 +578,7 @@ TEST(Conn, CompleteMessageAckedOnEveryPath)
 	mrc_ack_info ack;
 	uint32_t paths = 0;
 
+	p.a->sched.burst = 1;	// one packet per path
 	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 4096, 1, nullptr));
 	for (auto &s : t)
 		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &s));
