@@ -10,7 +10,10 @@
  * the UDP header and hand the rest to the one receive handler. Transmit
  * looks the route up per packet (the source port is part of the flow, so
  * ECMP and multipath routes see each path), sets DSCP and ECT(0), and
- * pushes UDP and IP headers through the udp_tunnel helpers.
+ * pushes UDP and IP headers through the udp_tunnel helpers. A burst of one
+ * path's packets goes down as one UDP GSO skb (mrc_net_join()): one route
+ * lookup, one qdisc pass and one device notification for the burst, with
+ * each datagram cut back out exactly (by the NIC, or in software).
  */
 
 #include <linux/module.h>
@@ -161,6 +164,45 @@ unsigned int mrc_net_headroom(const struct net_device *ndev)
 	       sizeof(struct udphdr);
 }
 
+struct sk_buff *mrc_net_join(const struct net_device *ndev,
+			     struct sk_buff_head *list)
+{
+	unsigned int head = mrc_net_headroom(ndev);
+	struct sk_buff *first = skb_peek(list), *skb, *gso;
+	u32 seg = first->len, total = 0, n = skb_queue_len(list);
+
+	skb_queue_walk(list, skb)
+		total += skb->len;
+	gso = alloc_skb(head + total, GFP_ATOMIC);
+	if (gso) {
+		skb_reserve(gso, head);
+		while ((skb = __skb_dequeue(list))) {
+			skb_copy_from_linear_data(skb, skb_put(gso, skb->len),
+						  skb->len);
+			consume_skb(skb);
+		}
+		skb_shinfo(gso)->gso_size = seg;
+		skb_shinfo(gso)->gso_segs = n;
+		skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
+	}
+	__skb_queue_purge(list);
+	return gso;
+}
+
+/*
+ * UDP GSO needs the UDP checksum (it is adjusted per datagram) and wants
+ * it offloaded from the UDP header, which the tunnel helper pushes next.
+ */
+static bool mrc_net_gso_csum(struct sk_buff *skb)
+{
+	if (!skb_is_gso(skb))
+		return false;
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
+	skb->csum_offset = offsetof(struct udphdr, check);
+	return true;
+}
+
 static int mrc_net_xmit4(struct mrc_net *n, struct net_device *ndev,
 			 struct sk_buff *skb, const struct sockaddr_in *s,
 			 const struct sockaddr_in *d, u16 sport, u8 tos)
@@ -181,10 +223,14 @@ static int mrc_net_xmit4(struct mrc_net *n, struct net_device *ndev,
 		kfree_skb(skb);
 		return PTR_ERR(rt);
 	}
-	/* the ICRC covers the payload; the UDP checksum would add nothing */
+	/*
+	 * The ICRC covers the payload; the UDP checksum would add nothing
+	 * but is kept where GSO needs it.
+	 */
 	udp_tunnel_xmit_skb(rt, n->sock4->sk, skb, fl.saddr, fl.daddr, tos,
 			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
-			    htons(sport), htons(n->port), false, true);
+			    htons(sport), htons(n->port), false,
+			    !mrc_net_gso_csum(skb));
 	return 0;
 }
 
@@ -216,6 +262,7 @@ static int mrc_net_xmit6(struct mrc_net *n, struct net_device *ndev,
 		return PTR_ERR(dst);
 	}
 	/* IPv6 forbids a zero UDP checksum by default: keep it */
+	mrc_net_gso_csum(skb);
 	udp_tunnel6_xmit_skb(dst, n->sock6->sk, skb, NULL, &fl.saddr,
 			     &fl.daddr, tos, ip6_dst_hoplimit(dst), label,
 			     htons(sport), htons(n->port), false);
@@ -229,7 +276,8 @@ int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 {
 	u8 tos = dscp << 2 | (ect ? MRC_WIRE_ECN_ECT0 : 0);
 
-	if (mrc_fault_tx(ndev, skb, sport))
+	/* a joined burst met its faults packet by packet, before the join */
+	if (!skb_is_gso(skb) && mrc_fault_tx(ndev, skb, sport))
 		return 0;
 
 	if (daddr->sa_family == AF_INET && saddr->sa_family == AF_INET)

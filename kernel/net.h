@@ -29,10 +29,19 @@ void mrc_net_put(struct mrc_net *n);
 unsigned int mrc_net_headroom(const struct net_device *ndev);
 
 /*
+ * One UDP GSO skb from the packets on @list (same flow, all as long as the
+ * first but the last, which may be shorter), which it consumes. NULL if
+ * out of memory: the packets are gone, as if lost on the wire.
+ */
+struct sk_buff *mrc_net_join(const struct net_device *ndev,
+			     struct sk_buff_head *list);
+
+/*
  * Send @skb (data = the MetaRoCE header, payload and ICRC) from @saddr to
  * @daddr (both struct sockaddr_in or both sockaddr_in6) out of @ndev,
- * source port @sport, DSCP @dscp, ECT(0) if @ect. Any context but hard
- * irq. Consumes @skb; returns 0 or a negative errno (route lookup).
+ * source port @sport, DSCP @dscp, ECT(0) if @ect; @skb may be a
+ * mrc_net_join() burst. Any context but hard irq. Consumes @skb; returns 0
+ * or a negative errno (route lookup).
  */
 int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 		 struct sk_buff *skb, const struct sockaddr *saddr,

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/random.h>
 
+#include "fault.h"
 #include "linger.h"
 #include "metaroce.h"
 #include "net.h"
@@ -26,6 +27,22 @@ static uint npaths = 4;
 module_param(npaths, uint, 0444);
 MODULE_PARM_DESC(npaths,
 		 "paths (UDP source ports) per connection, 1-8; both ends must agree");
+
+/*
+ * Off by default: without UDP segmentation in the NIC the stack cuts a
+ * burst back into packets in software, one more copy and a UDP checksum
+ * per packet, which cost about what they save (measured in the bed).
+ */
+static bool tx_gso;
+module_param(tx_gso, bool, 0644);
+MODULE_PARM_DESC(tx_gso,
+		 "send a path's packets in bursts, each as one UDP GSO skb (for NICs with UDP segmentation offload)");
+
+/* Largest burst joined into one GSO skb: the IP length field's limit. */
+#define MRC_XP_GSO_BYTES	60000
+#define MRC_XP_GSO_SEGS		64
+/* Packets per path burst with GSO on: ~8 KiB at the common MTUs. */
+#define MRC_XP_GSO_BURST	8
 
 /* Where a queued packet goes, until mrc_xp_unlock_xmit() sends it. */
 struct mrc_xp_cb {
@@ -76,25 +93,76 @@ int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 	return 0;
 }
 
-static void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list)
+static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
+			    u32 npkts)
 {
 	const struct mrc_av *av = xp->av;
 	struct mrc_dev *dev = xp->dev;
+	u16 sport = MRC_XP_CB(skb)->sport;
+	u8 dscp = MRC_XP_CB(skb)->dscp;
+	unsigned int len = skb->len;
+
+	if (mrc_net_xmit(xp->net, xp->ndev, skb,
+			 (const struct sockaddr *)&av->saddr,
+			 (const struct sockaddr *)&av->daddr, sport,
+			 dscp, dscp == xp->dscp_data))
+		return;
+	mrc_stat_add(dev, MRC_STAT_TX_PACKETS, npkts);
+	mrc_stat_add(dev, MRC_STAT_TX_BYTES, len);
+	if (npkts > 1)
+		mrc_stat_inc(dev, MRC_STAT_TX_GSO_BURSTS);
+}
+
+static void mrc_xp_xmit_run(struct mrc_xp *xp, struct sk_buff_head *run)
+{
+	struct mrc_xp_cb cb = *MRC_XP_CB(skb_peek(run));
+	u32 n = skb_queue_len(run);
 	struct sk_buff *skb;
 
-	while ((skb = __skb_dequeue(list))) {
-		u16 sport = MRC_XP_CB(skb)->sport;
-		u8 dscp = MRC_XP_CB(skb)->dscp;
-		unsigned int len = skb->len;
-
-		if (mrc_net_xmit(xp->net, xp->ndev, skb,
-				 (const struct sockaddr *)&av->saddr,
-				 (const struct sockaddr *)&av->daddr, sport,
-				 dscp, dscp == xp->dscp_data))
-			continue;
-		mrc_stat_inc(dev, MRC_STAT_TX_PACKETS);
-		mrc_stat_add(dev, MRC_STAT_TX_BYTES, len);
+	if (n == 1) {
+		mrc_xp_xmit_one(xp, __skb_dequeue(run), 1);
+		return;
 	}
+	skb = mrc_net_join(xp->ndev, run);
+	if (!skb)
+		return;
+	*MRC_XP_CB(skb) = cb;
+	mrc_xp_xmit_one(xp, skb, n);
+}
+
+/* May @skb follow the packets on @run in one GSO burst? */
+static bool mrc_xp_joins(const struct sk_buff_head *run,
+			 const struct sk_buff *skb)
+{
+	const struct sk_buff *first = skb_peek(run), *last = skb_peek_tail(run);
+	u32 n = skb_queue_len(run);
+
+	return READ_ONCE(tx_gso) && MRC_XP_CB(skb)->sport == MRC_XP_CB(first)->sport &&
+	       MRC_XP_CB(skb)->dscp == MRC_XP_CB(first)->dscp &&
+	       last->len == first->len && skb->len <= first->len &&
+	       n < MRC_XP_GSO_SEGS &&
+	       (n + 1) * first->len <= MRC_XP_GSO_BYTES;
+}
+
+/*
+ * Consecutive packets of one path ([PATH-6] bursts) leave as one UDP GSO
+ * skb; faults are injected per packet before that.
+ */
+static void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list)
+{
+	struct sk_buff_head run;
+	struct sk_buff *skb;
+
+	__skb_queue_head_init(&run);
+	while ((skb = __skb_dequeue(list))) {
+		if (mrc_fault_tx(xp->ndev, skb, MRC_XP_CB(skb)->sport))
+			continue;
+		if (!skb_queue_empty(&run) && !mrc_xp_joins(&run, skb))
+			mrc_xp_xmit_run(xp, &run);
+		__skb_queue_tail(&run, skb);
+	}
+	if (!skb_queue_empty(&run))
+		mrc_xp_xmit_run(xp, &run);
 }
 
 /*
@@ -322,6 +390,8 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 */
 	BUILD_BUG_ON(4 * MRC_XP_ACK_DELAY_NS > MRC_XP_RTO_MIN_NS);
 	cfg.path.req_spacing = MRC_XP_REQ_SPACING;
+	/* [PATH-6] bursts only pay where they leave as one GSO skb */
+	cfg.sched.burst = READ_ONCE(tx_gso) ? MRC_XP_GSO_BURST : 1;
 	cfg.seed = get_random_u64();
 	xp->dest_qpn = a->dest_qp_num;
 	if (!mrc_conn_init(&xp->conn, &cfg, now))

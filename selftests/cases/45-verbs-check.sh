@@ -11,6 +11,9 @@
 # provider reports per QP how many send WRs were posted and how many
 # doorbells (system calls) they cost; a sender with WRs in flight must
 # post without ringing, so doorbells must stay below the WR count.
+#
+# A third run sends in UDP GSO bursts (tx_gso=1 on both guests): the same
+# checks, and both senders' tx_gso_bursts counters must have moved.
 set -euo pipefail
 # shellcheck source=lib/link.bash
 . "$(dirname "$0")/lib/link.bash"
@@ -53,6 +56,21 @@ client() {
 	echo "  a: $wrs send WRs cost $dbs doorbell system calls"
 }
 
+gso() { echo "$1" > /sys/module/metaroce/parameters/tx_gso; }
+case_guest_cleanup() { [ ! -e /sys/module/metaroce ] || gso 0; }
+
+gso_bursts() {
+	rdma statistic show link mrc0/1 | tr ' ' '\n' |
+		awk 'p { print; exit } $1 == "tx_gso_bursts" { p = 1 }'
+}
+
+gso_moved() {
+	local n
+	n=$(gso_bursts)
+	[ "${n:-0}" -gt "$1" ] || fail "tx_gso_bursts $n, was $1: no burst left as one GSO skb"
+	echo "  $(hostname): $((n - $1)) GSO bursts"
+}
+
 # ----------------------------------------------------------------- host side
 case_main "$@"
 for vm in a b; do
@@ -68,4 +86,13 @@ run() {
 
 run -w 256
 run -e -w 0
+ba=$(g a gso_bursts)
+bb=$(g b gso_bursts)
+g a gso 1
+g b gso 1
+run -w 256
+g a gso_moved "$ba"
+g b gso_moved "$bb"
+g a gso 0
+g b gso 0
 echo "ok: 45-verbs-check"
