@@ -448,6 +448,16 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 	mrc_tx_complete(xp);
 }
 
+/*
+ * 0 sends everything from the (high priority) work item: on a CPU shared
+ * with a busy-polling application, softirq work that overflows into
+ * ksoftirqd gets only a fair share of the CPU against the poller.
+ */
+static uint ack_tx_budget = MRC_XP_RX_TX_BUDGET;
+module_param(ack_tx_budget, uint, 0644);
+MODULE_PARM_DESC(ack_tx_budget,
+		 "packets an ACK may send from softirq before the work item takes over");
+
 void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		   struct sk_buff_head *out)
 {
@@ -463,7 +473,7 @@ void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	 * does from its ACK processing; the work item takes over beyond
 	 * that budget, so softirq time stays bounded.
 	 */
-	mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);
+	mrc_tx_run(xp, now, READ_ONCE(ack_tx_budget), out);
 }
 
 /* The posted, unfinished WQE whose message is @msn; NULL if none. */
