@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Timed correctness under random loss (issue 6): our verbs test tool runs
 # every operation once and then streams verified 4 KiB WRITEs for 60 s
-# while netem drops 1%, 10% and then 20% of what each guest sends on the
+# while netem drops 1%, 10%, 20% and then 30% of what each guest sends on the
 # link (both directions: data, ACKs and READ responses). Every step must
 # pass with every byte checked, no completion may fail and no QP may go
 # to the error state (the tool's bad-rkey step at the end is the only
@@ -10,7 +10,7 @@
 #
 # The device sits on its own macvlan bl0 over eth1 (10.76.0.0/24) so netem
 # impairs only its traffic; the tool's TCP control channel runs over eth0.
-# bed-timeout: 1500
+# bed-timeout: 2000
 set -euo pipefail
 # shellcheck source=../cases/lib/link.bash
 . "$(dirname "$0")/../cases/lib/link.bash"
@@ -74,7 +74,7 @@ case_host_cleanup() {
 case_main "$@"
 g a up 1
 g b up 2
-for p in 1 10 20; do
+for p in 1 10 20 30; do
 	echo "--- netem loss $p% on both guests' bl0, ${SECS} s stream"
 	g a netem loss "$p%"
 	g b netem loss "$p%"
