@@ -4,7 +4,11 @@
 #    the IPv6 (fd00::) RoCE v2 GID, message sizes 1 B up to the port's
 #    active MTU, busy polling and with completion events (-e);
 #  - udaddy (librdmacm: SIDR through QP1, then UD QPs, replies to an AH
-#    made from the receive completion's GRH), two connections, IPv4 and IPv6.
+#    made from the receive completion's GRH), two connections, IPv4 and IPv6;
+#  - our mrc_ud_check in guest a, to b's IPv4 and IPv6 GID: AH numbers of
+#    another PD, another context, a destroyed AH, or none at all, an
+#    oversized SEND and a controlled Q_Key are refused (error completion,
+#    QP in ERR, EINVAL or EPERM), a good AH works.
 # Both ends must exit 0 and print their success lines. That the data had
 # the size asked for is checked on the wire, in the device counters of
 # each receiver: a UD_SEND of S payload bytes is S + 44 bytes after the
@@ -159,7 +163,20 @@ ua_server_done() {	# CONNS COUNT SIZE
 	check_udaddy_rx $(($1 * $2)) "$3"
 }
 
-case_guest_cleanup() { cm_kill ibv_ud_pingpong udaddy; }
+ud_check() {	# FAMILY
+	local out dest
+	if [ "$1" = 4 ]; then
+		dest=::ffff:$SRV4
+	else
+		dest=$SRV6
+	fi
+	out=$(timeout 60 "$TOP/build/userspace/tools/mrc_ud_check" -d "$DEV" \
+		-g "$(my_gid 1 "$1")" "$dest" 2>&1) || fail "mrc_ud_check: $out"
+	grep -q "^all steps passed" <<<"$out" || fail "mrc_ud_check: $out"
+	grep -c "^ok " <<<"$out" | sed 's/$/ steps ok/'
+}
+
+case_guest_cleanup() { cm_kill ibv_ud_pingpong udaddy mrc_ud_check; }
 
 # ----------------------------------------------------------------- host side
 case_main "$@"
@@ -200,4 +217,10 @@ ua "$SRV4" "$CLI4" 2 5 100
 ua "$SRV4" "$CLI4" 2 5 "$MTU"
 ua "$SRV6" "$CLI6" 2 5 100
 ua "$SRV6" "$CLI6" 2 5 "$MTU"
+
+# last: its datagrams to a QP b does not have count as drops there
+echo "mrc_ud_check to b's IPv4 GID"
+g a ud_check 4
+echo "mrc_ud_check to b's IPv6 GID"
+g a ud_check 6
 echo "ok: 46-ud"
