@@ -7,6 +7,9 @@
  * per peer: Q_Keys and QP numbers are all the addressing there is
  * ([PKT-85]..[PKT-88]).
  *
+ * A process's send slot names its AH by number (uAPI header); it is
+ * resolved here, per WQE, in the QP's PD (mrc_ah_lookup()).
+ *
  * Contexts: sends run in the poster's context when that is process or
  * softirq context (a work item otherwise); one sender at a time per QP,
  * and a post from inside a completion handler only asks the running
