@@ -4,6 +4,11 @@
  * over UDP/IP only (RoCE v2 style GIDs): an address is a source GID of our
  * port's netdev (or a VLAN on it) and a destination GID of the same IP
  * family. The transport reads struct mrc_av and never the rdma_ah_attr.
+ *
+ * A process's AH also gets a number (create_ah response, uAPI header):
+ * its send ring names the destination by it, and the UD sender resolves
+ * it with mrc_ah_lookup() in the sending QP's PD, copying the AV, since
+ * the process may destroy the AH while a WQE naming it is in flight.
  */
 
 #include <linux/if_vlan.h>
@@ -109,9 +114,51 @@ void mrc_av_to_attr(const struct mrc_av *av, struct rdma_ah_attr *attr)
 int mrc_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		  struct ib_udata *udata)
 {
+	struct mrc_verbs_tables *t = mrc_dev_tables(ibah->device);
+	struct metaroce_create_ah_resp resp = { };
 	struct mrc_ah *ah = to_mrc_ah(ibah);
+	int err;
 
-	return mrc_av_from_attr(ibah->device, init_attr->ah_attr, &ah->av);
+	ah->num = 0;
+	err = mrc_av_from_attr(ibah->device, init_attr->ah_attr, &ah->av);
+	if (err)
+		return err;
+	/* a kernel consumer passes the AH itself; a provider of ABI 1 has no UD */
+	if (!udata || udata->outlen < sizeof(resp))
+		return 0;
+
+	/* from uverbs: process context, may sleep */
+	err = xa_alloc_cyclic_irq(&t->ahs, &resp.ah_num, ah,
+				  XA_LIMIT(1, MRC_MAX_AH_NUM), &t->next_ah,
+				  GFP_KERNEL);
+	if (err < 0)
+		return err;
+	ah->num = resp.ah_num;
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err) {
+		xa_erase_irq(&t->ahs, ah->num);
+		ah->num = 0;
+	}
+	return err;
+}
+
+int mrc_ah_lookup(struct xarray *ahs, u32 num, const struct ib_pd *pd,
+		  struct mrc_av *av)
+{
+	const struct mrc_ah *ah;
+	unsigned long flags;
+	int err = -EINVAL;
+
+	if (!num)
+		return -EINVAL;
+	xa_lock_irqsave(ahs, flags);
+	ah = xa_load(ahs, num);
+	if (ah && ah->ibah.pd == pd) {
+		*av = ah->av;
+		err = 0;
+	}
+	xa_unlock_irqrestore(ahs, flags);
+	return err;
 }
 
 int mrc_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
@@ -122,5 +169,10 @@ int mrc_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 
 int mrc_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
+	struct mrc_ah *ah = to_mrc_ah(ibah);
+
+	/* after this no lookup can find it, and none still reads it */
+	if (ah->num)
+		xa_erase_irq(&mrc_dev_tables(ibah->device)->ahs, ah->num);
 	return 0;
 }

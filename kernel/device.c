@@ -221,6 +221,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.alloc_pd = mrc_alloc_pd,
 	.dealloc_pd = mrc_dealloc_pd,
 	.create_ah = mrc_create_ah,
+	.create_user_ah = mrc_create_ah,	/* with udata: numbered */
 	.query_ah = mrc_query_ah,
 	.destroy_ah = mrc_destroy_ah,
 	.get_dma_mr = mrc_get_dma_mr,

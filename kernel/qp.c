@@ -612,8 +612,9 @@ static int mrc_qp_init_user(struct mrc_qp *qp, struct ib_qp_init_attr *init,
 		       qp->max_inline);
 	int err;
 
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC)
-		return -EOPNOTSUPP;	/* UD from userspace: later */
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	    init->qp_type != IB_QPT_UD)
+		return -EOPNOTSUPP;
 	if (udata->outlen < sizeof(resp))
 		return -EINVAL;
 

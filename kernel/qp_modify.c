@@ -144,6 +144,14 @@ int mrc_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 
+	/*
+	 * IBA 10.2.5: a Q_Key with the high bit set is controlled, for
+	 * privileged consumers only; a process's QP may not take one, so it
+	 * cannot send with one either ([PKT-86]: QP1's is 0x80010000).
+	 */
+	if (udata && (mask & IB_QP_QKEY) && (attr->qkey & MRC_QKEY_CONTROLLED))
+		return -EPERM;
+
 	mutex_lock(&qp->modify_lock);
 	old = mrc_qp_state(qp);
 	err = mrc_qp_limits(qp, attr, mask, &lim);

@@ -7,6 +7,9 @@
  * per peer: Q_Keys and QP numbers are all the addressing there is
  * ([PKT-85]..[PKT-88]).
  *
+ * A process's send slot names its AH by number (uAPI header); it is
+ * resolved here, per WQE, in the QP's PD (mrc_ah_lookup()).
+ *
  * Contexts: sends run in the poster's context when that is process or
  * softirq context (a work item otherwise); one sender at a time per QP,
  * and a post from inside a completion handler only asks the running
@@ -73,6 +76,7 @@ static enum ib_wc_status mrc_ud_send_one(struct mrc_ud *ud,
 {
 	struct mrc_qp *qp = ud->qp;
 	const struct mrc_av *av;
+	struct mrc_av uav;
 	struct mrc_pkt pkt = { };
 	struct sk_buff *skb;
 	u32 hlen, written;
@@ -81,7 +85,15 @@ static enum ib_wc_status mrc_ud_send_one(struct mrc_ud *ud,
 
 	if (wqe->opcode != IB_WR_SEND && wqe->opcode != IB_WR_SEND_WITH_IMM)
 		return IB_WC_LOC_QP_OP_ERR;
-	av = &wqe->wr.ud.ah->av;
+	if (wqe->wr.ud.ah) {
+		av = &wqe->wr.ud.ah->av;
+	} else {
+		/* a process's slot names its AH by number: never trust it */
+		if (mrc_ah_lookup(&mrc_dev_tables(qp->ibqp.device)->ahs,
+				  wqe->wr.ud.ah_num, qp->ibqp.pd, &uav))
+			return IB_WC_LOC_QP_OP_ERR;
+		av = &uav;
+	}
 	if (wqe->length > mrc_ud_max_payload(ud, av->network_type))
 		return IB_WC_LOC_LEN_ERR;
 
@@ -96,7 +108,7 @@ static enum ib_wc_status mrc_ud_send_one(struct mrc_ud *ud,
 	pkt.dst_qpn = wqe->wr.ud.remote_qpn & MRC_WIRE_QPN_MASK;
 	pkt.tsval = (u32)ktime_get_ns();
 	/* IBA: a WR Q_Key with the high bit set means "use the QP's" */
-	pkt.ud.qkey = (wqe->wr.ud.remote_qkey & 0x80000000u) ?
+	pkt.ud.qkey = (wqe->wr.ud.remote_qkey & MRC_QKEY_CONTROLLED) ?
 		      mrc_ud_qp_qkey(qp) : wqe->wr.ud.remote_qkey;
 	pkt.ud.src_qpn = qp->ibqp.qp_num;
 	pkt.payload_len = wqe->length;
@@ -202,9 +214,6 @@ static int mrc_ud_create(struct mrc_qp *qp)
 	struct mrc_ud *ud;
 	struct mrc_net *n;
 
-	/* the user send ring carries no address handle (metaroce-abi.h) */
-	if (qp->is_user)
-		return -EOPNOTSUPP;
 	ud = kzalloc(sizeof(*ud), GFP_KERNEL);
 	if (!ud)
 		return -ENOMEM;

@@ -14,8 +14,10 @@ void mrc_verbs_tables_init(struct mrc_verbs_tables *t)
 	/* irq-safe: the receive path looks keys and QPs up from softirq */
 	xa_init_flags(&t->mrs, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&t->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&t->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	t->next_mr = 1;
 	t->next_qpn = MRC_MIN_QPN;
+	t->next_ah = 1;
 	t->gsi = NULL;
 	t->qp_hooks = NULL;
 }
@@ -25,8 +27,10 @@ void mrc_verbs_tables_destroy(struct mrc_verbs_tables *t)
 	/* ib_core destroys every object before the device goes away */
 	WARN_ON(!xa_empty(&t->mrs));
 	WARN_ON(!xa_empty(&t->qps));
+	WARN_ON(!xa_empty(&t->ahs));
 	xa_destroy(&t->mrs);
 	xa_destroy(&t->qps);
+	xa_destroy(&t->ahs);
 }
 
 void mrc_verbs_fill_device_attr(struct ib_device_attr *attr)

@@ -39,7 +39,10 @@ struct mrc_sge;
 #define MRC_MIN_QPN		16		/* 0..15 are never handed out */
 #define MRC_MAX_QPN		0xffffff	/* 24-bit on the wire */
 #define MRC_MAX_MR_INDEX	0xffffff	/* key = index << 8 | variant */
+#define MRC_MAX_AH_NUM		0xffffff	/* numbers of user AHs: 1.. */
 #define MRC_SRQ_INFLIGHT	256		/* WQEs a QP may hold from an SRQ */
+/* Q_Keys with this bit are controlled: not for processes (IBA 10.2.5). */
+#define MRC_QKEY_CONTROLLED	0x80000000u
 /* Opcode of a malformed user send WQE: complete it with LOC_QP_OP_ERR. */
 #define MRC_WR_INVALID		0xff
 
@@ -50,8 +53,10 @@ struct mrc_sge;
 struct mrc_verbs_tables {
 	struct xarray mrs;	/* key >> 8 -> struct mrc_mr */
 	struct xarray qps;	/* qp number -> struct mrc_qp */
+	struct xarray ahs;	/* AH number -> struct mrc_ah (user AHs) */
 	u32 next_mr;		/* cyclic allocation cursors */
 	u32 next_qpn;
+	u32 next_ah;
 	struct mrc_qp *gsi;	/* QP1, set while it exists */
 	const struct mrc_qp_hooks *qp_hooks;	/* transport glue */
 	const struct mrc_qp_hooks *ud_hooks;	/* ... of UD and GSI QPs */
@@ -102,6 +107,7 @@ struct mrc_av {
 struct mrc_ah {
 	struct ib_ah ibah;
 	struct mrc_av av;
+	u32 num;		/* in tables->ahs; 0 for a kernel consumer's */
 };
 
 static inline struct mrc_ah *to_mrc_ah(struct ib_ah *ibah)
@@ -120,6 +126,16 @@ void mrc_av_to_attr(const struct mrc_av *av, struct rdma_ah_attr *attr);
 int mrc_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		  struct ib_udata *udata);
 int mrc_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+/*
+ * The AV of the user AH numbered @num, copied into @av, if that AH is in
+ * @ahs and belongs to @pd (the sending QP's): a process names AHs by
+ * number in its send ring, so a number of another PD or process, or of a
+ * destroyed AH, must not resolve. -EINVAL otherwise. Any context; the
+ * copy is taken under the table's lock, which destroy_ah takes too, so no
+ * reference outlives the call (KUnit target).
+ */
+int mrc_ah_lookup(struct xarray *ahs, u32 num, const struct ib_pd *pd,
+		  struct mrc_av *av);
 int mrc_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* --- MR --------------------------------------------------------------- */
@@ -262,6 +278,7 @@ struct mrc_send_wqe {
 		} reg;
 		struct {
 			struct mrc_ah *ah;	/* held by the consumer */
+			u32 ah_num;	/* user QPs (ah NULL): mrc_ah_lookup() */
 			u32 remote_qpn;
 			u32 remote_qkey;
 		} ud;

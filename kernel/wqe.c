@@ -322,6 +322,13 @@ int mrc_send_wqe_from_user(enum ib_qp_type type, struct mrc_send_wqe *wqe,
 	default:
 		break;
 	}
+	if (type == IB_QPT_UD) {
+		/* resolved (and checked) by the sender: mrc_ah_lookup() */
+		wqe->wr.ud.ah = NULL;
+		wqe->wr.ud.ah_num = h.wr.ud.ah_num;
+		wqe->wr.ud.remote_qpn = h.wr.ud.remote_qpn;
+		wqe->wr.ud.remote_qkey = h.wr.ud.remote_qkey;
+	}
 	wqe->length = total;
 	return 0;
 

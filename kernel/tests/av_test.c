@@ -155,12 +155,73 @@ static void mrc_av_refuses_foreign_gid(struct kunit *test)
 					  &t->av), -EINVAL);
 }
 
+/*
+ * User AHs by number (mrc_ah_lookup): only an AH of the sending QP's PD
+ * resolves; a foreign, unknown, zero or stale (destroyed) number does not.
+ */
+static void mrc_av_ah_lookup_by_number(struct kunit *test)
+{
+	struct ib_pd *pd_a = kunit_kzalloc(test, sizeof(*pd_a), GFP_KERNEL);
+	struct ib_pd *pd_b = kunit_kzalloc(test, sizeof(*pd_b), GFP_KERNEL);
+	struct mrc_ah *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct mrc_ah *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct mrc_ah *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct xarray ahs;
+	struct mrc_av av;
+	u32 next = 1, na, nb, nc;
+
+	KUNIT_ASSERT_TRUE(test, pd_a && pd_b && a && b && c);
+	xa_init_flags(&ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	a->ibah.pd = pd_a;
+	a->av.hop_limit = 11;
+	b->ibah.pd = pd_b;
+	b->av.hop_limit = 22;
+	c->ibah.pd = pd_a;
+	c->av.hop_limit = 33;
+	KUNIT_ASSERT_GE(test, xa_alloc_cyclic_irq(&ahs, &na, a,
+						  XA_LIMIT(1, MRC_MAX_AH_NUM),
+						  &next, GFP_KERNEL), 0);
+	KUNIT_ASSERT_GE(test, xa_alloc_cyclic_irq(&ahs, &nb, b,
+						  XA_LIMIT(1, MRC_MAX_AH_NUM),
+						  &next, GFP_KERNEL), 0);
+
+	memset(&av, 0, sizeof(av));
+	KUNIT_EXPECT_EQ(test, mrc_ah_lookup(&ahs, na, pd_a, &av), 0);
+	KUNIT_EXPECT_EQ(test, av.hop_limit, 11);
+	KUNIT_EXPECT_EQ(test, mrc_ah_lookup(&ahs, nb, pd_b, &av), 0);
+	KUNIT_EXPECT_EQ(test, av.hop_limit, 22);
+
+	/* another PD's (and so another process's) AH */
+	memset(&av, 0, sizeof(av));
+	KUNIT_EXPECT_EQ(test, mrc_ah_lookup(&ahs, nb, pd_a, &av), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrc_ah_lookup(&ahs, na, pd_b, &av), -EINVAL);
+	KUNIT_EXPECT_EQ(test, av.hop_limit, 0);
+	/* zero, never handed out, out of range */
+	KUNIT_EXPECT_EQ(test, mrc_ah_lookup(&ahs, 0, pd_a, &av), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrc_ah_lookup(&ahs, nb + 1, pd_a, &av), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrc_ah_lookup(&ahs, U32_MAX, pd_a, &av), -EINVAL);
+
+	/* destroyed: its number is stale and not handed out again soon */
+	xa_erase_irq(&ahs, na);
+	KUNIT_EXPECT_EQ(test, mrc_ah_lookup(&ahs, na, pd_a, &av), -EINVAL);
+	KUNIT_ASSERT_GE(test, xa_alloc_cyclic_irq(&ahs, &nc, c,
+						  XA_LIMIT(1, MRC_MAX_AH_NUM),
+						  &next, GFP_KERNEL), 0);
+	KUNIT_EXPECT_NE(test, nc, na);
+	KUNIT_EXPECT_EQ(test, mrc_ah_lookup(&ahs, na, pd_a, &av), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrc_ah_lookup(&ahs, nc, pd_a, &av), 0);
+	KUNIT_EXPECT_EQ(test, av.hop_limit, 33);
+
+	xa_destroy(&ahs);
+}
+
 static struct kunit_case mrc_av_cases[] = {
 	KUNIT_CASE(mrc_av_ipv4),
 	KUNIT_CASE(mrc_av_ipv6),
 	KUNIT_CASE(mrc_av_refuses_roce_v1_and_ib),
 	KUNIT_CASE(mrc_av_refuses_bad_destinations),
 	KUNIT_CASE(mrc_av_refuses_foreign_gid),
+	KUNIT_CASE(mrc_av_ah_lookup_by_number),
 	{}
 };
 

@@ -270,6 +270,50 @@ static void mrc_wr_completion_opcodes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrc_wr_to_wc_opcode(IB_WR_REG_MR), IB_WC_REG_MR);
 }
 
+/*
+ * A process's UD slot names its AH by number; the copy keeps the number
+ * (resolved and checked only when sending) and no pointer.
+ */
+static void mrc_wr_user_ud_slot(struct kunit *test)
+{
+	size_t usize = mrc_user_send_slot_size(2, 0);
+	struct metaroce_send_wqe *u = kunit_kzalloc(test, usize, GFP_KERNEL);
+	struct mrc_send_wqe *wqe;
+	struct metaroce_sge *sge;
+
+	wqe = kunit_kzalloc(test, mrc_send_wqe_size(2, 0), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	KUNIT_ASSERT_NOT_NULL(test, wqe);
+	sge = (struct metaroce_sge *)(u + 1);
+	u->wr_id = 9;
+	u->opcode = IB_WR_SEND_WITH_IMM;
+	u->send_flags = IB_SEND_SIGNALED;
+	u->num_sge = 1;
+	u->ex.imm_data = cpu_to_be32(0x1234);
+	u->wr.ud.ah_num = 77;
+	u->wr.ud.remote_qpn = 0x123456;
+	u->wr.ud.remote_qkey = 0x11111111;
+	sge[0].addr = 0x1000;
+	sge[0].length = 100;
+	sge[0].lkey = 0x500;
+	wqe->wr.ud.ah = (struct mrc_ah *)0x1;	/* must not survive */
+
+	KUNIT_EXPECT_EQ(test, mrc_send_wqe_from_user(IB_QPT_UD, wqe, u, 2, 0),
+			0);
+	KUNIT_EXPECT_EQ(test, wqe->opcode, (u32)IB_WR_SEND_WITH_IMM);
+	KUNIT_EXPECT_NULL(test, wqe->wr.ud.ah);
+	KUNIT_EXPECT_EQ(test, wqe->wr.ud.ah_num, 77u);
+	KUNIT_EXPECT_EQ(test, wqe->wr.ud.remote_qpn, 0x123456u);
+	KUNIT_EXPECT_EQ(test, wqe->wr.ud.remote_qkey, 0x11111111u);
+	KUNIT_EXPECT_EQ(test, wqe->length, 100u);
+
+	/* UD has no RDMA: the slot becomes an error completion */
+	u->opcode = IB_WR_RDMA_WRITE;
+	KUNIT_EXPECT_EQ(test, mrc_send_wqe_from_user(IB_QPT_UD, wqe, u, 2, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, wqe->opcode, (u32)MRC_WR_INVALID);
+}
+
 static struct kunit_case mrc_wr_cases[] = {
 	KUNIT_CASE(mrc_wr_opcodes_per_qp_type),
 	KUNIT_CASE(mrc_wr_sge_limits),
@@ -281,6 +325,7 @@ static struct kunit_case mrc_wr_cases[] = {
 	KUNIT_CASE(mrc_wr_inline_copied_at_post),
 	KUNIT_CASE(mrc_wr_sges_and_remote_copied),
 	KUNIT_CASE(mrc_wr_completion_opcodes),
+	KUNIT_CASE(mrc_wr_user_ud_slot),
 	{}
 };
 

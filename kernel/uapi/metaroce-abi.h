@@ -4,17 +4,24 @@
  * provider libmetaroce-rdmav34.so. Everything the two sides exchange beyond
  * the generic uverbs structures is declared here and only here.
  *
- * METAROCE_ABI_VERSION changes whenever a layout below changes incompatibly.
- * The kernel publishes it as /sys/class/infiniband/<ibdev>/metaroce_abi_version
+ * METAROCE_ABI_VERSION changes whenever a layout below changes incompatibly,
+ * or grows something a provider must know the kernel has. The kernel
+ * publishes it as /sys/class/infiniband/<ibdev>/metaroce_abi_version
  * (decimal) and in every alloc_ucontext response; the provider claims a
  * device only if it speaks that version.
+ *
+ * Versions:
+ *   1  RC and UC QPs, CQs, SRQs.
+ *   2  adds UD QPs: the create_ah response (AH number) and the ud member
+ *      of the send slot. Every version 1 layout is unchanged, so a
+ *      provider may drive a version 1 kernel without UD.
  */
 #ifndef METAROCE_ABI_H
 #define METAROCE_ABI_H
 
 #include <linux/types.h>
 
-#define METAROCE_ABI_VERSION 1
+#define METAROCE_ABI_VERSION 2
 
 /*
  * Driver part of the alloc_ucontext (get_context) response, after
@@ -78,7 +85,7 @@ struct metaroce_create_cq_resp {
 };
 
 /*
- * Driver part of the create_qp response (RC and UC). rq is all zero for a
+ * Driver part of the create_qp response (RC, UC and, from version 2, UD). rq is all zero for a
  * QP on an SRQ. max_inline is the inline payload a send slot holds.
  */
 struct metaroce_create_qp_resp {
@@ -91,6 +98,18 @@ struct metaroce_create_qp_resp {
 /* Driver part of the create_srq response. */
 struct metaroce_create_srq_resp {
 	struct metaroce_queue_info srq;
+};
+
+/*
+ * Driver part of the create_ah response (version 2): the number a UD send
+ * slot names this AH by. Never 0; numbers are handed out cyclically, so
+ * one of a destroyed AH is not soon reused. The kernel resolves it when
+ * it sends, in the sending QP's PD only: a number of another PD, another
+ * process or a destroyed AH completes the WQE with IBV_WC_LOC_QP_OP_ERR.
+ */
+struct metaroce_create_ah_resp {
+	__u32 ah_num;
+	__u32 reserved;
 };
 
 struct metaroce_sge {
@@ -129,6 +148,12 @@ struct metaroce_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {		/* UD QPs (version 2) */
+			__u32 ah_num;	/* struct metaroce_create_ah_resp */
+			__u32 remote_qpn;
+			__u32 remote_qkey; /* high bit set: the QP's Q_Key */
+			__u32 reserved;
+		} ud;
 	} wr;
 };
 

@@ -14,9 +14,14 @@
 #include "uapi/metaroce-abi.h"
 #include "ring.h"
 
-/* The kernel ABI versions this build of the provider speaks, inclusive. */
-#define MRC_PROVIDER_ABI_MIN METAROCE_ABI_VERSION
+/*
+ * The kernel ABI versions this build of the provider speaks, inclusive.
+ * Version 2 only added UD (uAPI header): with a version 1 kernel, UD QPs
+ * and AH numbers are refused here (MRC_ABI_UD).
+ */
+#define MRC_PROVIDER_ABI_MIN 1
 #define MRC_PROVIDER_ABI_MAX METAROCE_ABI_VERSION
+#define MRC_ABI_UD 2
 
 /* sysfs attribute of /sys/class/infiniband/<ibdev> that marks our devices */
 #define MRC_SYSFS_ABI_ATTR "metaroce_abi_version"
@@ -88,6 +93,17 @@ struct mrc_qp {
 	} stats;
 };
 
+/* An address handle; a UD send slot names it by the kernel's number. */
+struct mrc_ah {
+	struct ibv_ah ibah;
+	uint32_t num;			/* metaroce_create_ah_resp.ah_num */
+};
+
+static inline struct mrc_ah *to_mah(struct ibv_ah *ibah)
+{
+	return mrc_container_of(ibah, struct mrc_ah, ibah);
+}
+
 static inline struct mrc_cq *to_mcq(struct ibv_cq *ibcq)
 {
 	return mrc_container_of(ibcq, struct mrc_cq, vcq.cq);
@@ -109,6 +125,9 @@ struct mrc_empty {};
 /* get_context: no driver request, our response after the core one. */
 MRC_DRV_CMD(mrc_get_context, ibv_get_context, ib_uverbs_get_context_resp,
 	    mrc_empty, metaroce_alloc_ucontext_resp);
+/* create_ah: the AH number after the core response (ABI 2). */
+MRC_DRV_CMD(mrc_create_ah, ibv_create_ah, ib_uverbs_create_ah_resp,
+	    mrc_empty, metaroce_create_ah_resp);
 
 /* match.c */
 int mrc_parse_abi_version(const char *buf, uint32_t *version);
@@ -129,6 +148,8 @@ void mrc_send_wqe_header(struct metaroce_send_wqe *w, uint64_t wr_id,
 			 enum ibv_wr_opcode opcode, unsigned int send_flags);
 int mrc_send_wqe_build(void *slot, uint32_t slot_size, uint32_t max_inline,
 		       enum ibv_qp_type type, const struct ibv_send_wr *wr);
+int mrc_send_wqe_set_ud(struct metaroce_send_wqe *w, struct ibv_ah *ah,
+			uint32_t remote_qpn, uint32_t remote_qkey);
 int mrc_recv_wqe_build(void *slot, uint32_t slot_size,
 		       const struct ibv_recv_wr *wr);
 void mrc_wc_from_uverbs(struct ibv_wc *wc, const struct ib_uverbs_wc *u);

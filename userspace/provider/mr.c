@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Memory regions and address handles: plain uverbs commands, no driver
- * data. The kernel pins the pages (ib_umem) and checks every access
- * against the MR's keys, bounds and flags.
+ * Memory regions and address handles: plain uverbs commands. The kernel
+ * pins the pages (ib_umem) and checks every access against the MR's keys,
+ * bounds and flags. An AH comes back with a number (ABI 2), which UD send
+ * slots carry; the kernel resolves it in the sending QP's PD.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,30 +46,33 @@ int mrc_dereg_mr(struct verbs_mr *vmr)
 
 struct ibv_ah *mrc_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
-	struct ib_uverbs_create_ah_resp resp;
-	struct ibv_ah *ah;
+	struct mrc_create_ah_resp resp;
+	struct mrc_ah *ah;
 	int err;
 
 	ah = calloc(1, sizeof(*ah));
 	if (!ah)
 		return NULL;
 	memset(&resp, 0, sizeof(resp));
-	err = ibv_cmd_create_ah(pd, ah, attr, &resp, sizeof(resp));
+	/* a version 1 kernel writes no driver part: the number stays 0 */
+	err = ibv_cmd_create_ah(pd, &ah->ibah, attr, &resp.ibv_resp,
+				sizeof(resp));
 	if (err) {
 		free(ah);
 		errno = err;
 		return NULL;
 	}
-	return ah;
+	ah->num = resp.drv_payload.ah_num;
+	return &ah->ibah;
 }
 
-int mrc_destroy_ah(struct ibv_ah *ah)
+int mrc_destroy_ah(struct ibv_ah *ibah)
 {
 	int err;
 
-	err = ibv_cmd_destroy_ah(ah);
+	err = ibv_cmd_destroy_ah(ibah);
 	if (err)
 		return err;
-	free(ah);
+	free(to_mah(ibah));
 	return 0;
 }

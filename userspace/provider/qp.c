@@ -314,6 +314,20 @@ static void mrc_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 	mrc_wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, raddr, add, 0);
 }
 
+static void mrc_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+			       uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct mrc_qp *qp = qpx_to_mqp(qpx);
+
+	if (!qp->wr.cur)
+		return;
+	if (qp->vqp.qp.qp_type != IBV_QPT_UD ||
+	    mrc_send_wqe_set_ud(qp->wr.cur, ah, remote_qpn, remote_qkey)) {
+		qp->wr.err = EINVAL;
+		qp->wr.cur = NULL;
+	}
+}
+
 static void mrc_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num,
 				const struct ibv_sge *list)
 {
@@ -392,6 +406,7 @@ static void mrc_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 #define MRC_UC_SEND_OPS                                                        \
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |      \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define MRC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
 void mrc_qp_set_wr_ops(struct mrc_qp *qp, uint64_t ops)
 {
@@ -413,6 +428,7 @@ void mrc_qp_set_wr_ops(struct mrc_qp *qp, uint64_t ops)
 		x->wr_atomic_cmp_swp = mrc_wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		x->wr_atomic_fetch_add = mrc_wr_atomic_fetch_add;
+	x->wr_set_ud_addr = mrc_wr_set_ud_addr;
 	x->wr_set_sge = mrc_wr_set_sge;
 	x->wr_set_sge_list = mrc_wr_set_sge_list;
 	x->wr_set_inline_data = mrc_wr_set_inline_data;
@@ -475,12 +491,25 @@ static struct ibv_qp *mrc_qp_created(struct mrc_qp *qp, int cmd_fd,
 	return &qp->vqp.qp;
 }
 
+/* UD needs AH numbers: a kernel of ABI 2 or later. */
+static int mrc_qp_type_ok(struct ibv_context *ibctx, enum ibv_qp_type type)
+{
+	if (type == IBV_QPT_UD && to_mctx(ibctx)->abi_version < MRC_ABI_UD) {
+		errno = EOPNOTSUPP;
+		return 0;
+	}
+	return 1;
+}
+
 struct ibv_qp *mrc_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct mrc_create_qp_resp resp;
 	struct mrc_create_qp cmd;
 	struct mrc_qp *qp;
 	int err;
+
+	if (!mrc_qp_type_ok(pd->context, attr->qp_type))
+		return NULL;
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -513,6 +542,8 @@ struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	if (!mrc_qp_type_ok(ibctx, attr->qp_type))
+		return NULL;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    attr->create_flags) {
 		errno = EOPNOTSUPP;
@@ -520,7 +551,8 @@ struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		uint64_t ok = attr->qp_type == IBV_QPT_RC ? MRC_RC_SEND_OPS :
-			      attr->qp_type == IBV_QPT_UC ? MRC_UC_SEND_OPS : 0;
+			      attr->qp_type == IBV_QPT_UC ? MRC_UC_SEND_OPS :
+			      attr->qp_type == IBV_QPT_UD ? MRC_UD_SEND_OPS : 0;
 
 		ops = attr->send_ops_flags;
 		if (ops & ~ok) {

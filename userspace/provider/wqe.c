@@ -19,6 +19,8 @@ static int mrc_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	switch (op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
+		return type == IBV_QPT_RC || type == IBV_QPT_UC ||
+		       type == IBV_QPT_UD;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return type == IBV_QPT_RC || type == IBV_QPT_UC;
@@ -133,6 +135,25 @@ int mrc_send_wqe_build(void *slot, uint32_t slot_size, uint32_t max_inline,
 	default:
 		break;
 	}
+	if (type == IBV_QPT_UD)
+		return mrc_send_wqe_set_ud(w, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+					   wr->wr.ud.remote_qkey);
+	return 0;
+}
+
+/*
+ * The destination of a UD send. The kernel checks the AH number (it must
+ * be an AH of the QP's PD, still alive); here only that there is one.
+ */
+int mrc_send_wqe_set_ud(struct metaroce_send_wqe *w, struct ibv_ah *ah,
+			uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	if (!ah || !to_mah(ah)->num || remote_qpn > 0xffffff)
+		return EINVAL;
+	w->wr.ud.ah_num = to_mah(ah)->num;
+	w->wr.ud.remote_qpn = remote_qpn;
+	w->wr.ud.remote_qkey = remote_qkey;
+	w->wr.ud.reserved = 0;
 	return 0;
 }
 

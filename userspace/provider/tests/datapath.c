@@ -127,9 +127,38 @@ static void test_send_build(void)
 	wr.opcode = IBV_WR_BIND_MW;
 	CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr) == EINVAL,
 	      "BIND_MW");
+	/* UD: SENDs only, to an AH by its kernel number */
 	wr.opcode = IBV_WR_SEND;
+	wr.wr.ud.ah = NULL;
 	CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UD, &wr) == EINVAL,
-	      "UD has no ring yet");
+	      "UD without an AH");
+	{
+		struct mrc_ah ah = { .num = 0 };
+
+		wr.wr.ud.ah = &ah.ibah;
+		wr.wr.ud.remote_qpn = 0x123456;
+		wr.wr.ud.remote_qkey = 0x11111111;
+		CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UD, &wr) ==
+			      EINVAL,
+		      "UD with an unnumbered AH (ABI 1 kernel)");
+		ah.num = 77;
+		err = mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UD, &wr);
+		CHECK(!err && w->opcode == IBV_WR_SEND &&
+			      w->wr.ud.ah_num == 77 &&
+			      w->wr.ud.remote_qpn == 0x123456 &&
+			      w->wr.ud.remote_qkey == 0x11111111 &&
+			      w->wr.ud.reserved == 0,
+		      "UD send: %d", err);
+		wr.wr.ud.remote_qpn = 0x1000000;
+		CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UD, &wr) ==
+			      EINVAL,
+		      "UD QPN over 24 bits");
+		wr.wr.ud.remote_qpn = 0x123456;
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UD, &wr) ==
+			      EINVAL,
+		      "WRITE on UD");
+	}
 }
 
 static void test_recv_build(void)

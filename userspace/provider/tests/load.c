@@ -161,6 +161,8 @@ int main(int argc, char **argv)
 	CHECK(!matches("rxe1", RDMA_DRIVER_RXE, ok),
 	      "device with a driver id claimed");
 	CHECK(!matches("dev0", RDMA_DRIVER_UNKNOWN, NULL), "no attribute");
+	CHECK(matches("mrc10", RDMA_DRIVER_UNKNOWN, "1\n"),
+	      "ABI 1 (no UD) still driven");
 	CHECK(!matches("mrc2", RDMA_DRIVER_UNKNOWN, "999\n"), "future ABI");
 	CHECK(!matches("mrc3", RDMA_DRIVER_UNKNOWN, "0\n"), "ABI 0");
 	CHECK(!matches("mrc4", RDMA_DRIVER_UNKNOWN, "x1\n"), "garbage");
