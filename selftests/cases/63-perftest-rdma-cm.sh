@@ -28,8 +28,18 @@ server_done() { cm_server_done "$SLOG" > /dev/null; }
 client() {
 	local tool=$1 size=$2 out
 	shift 2
-	out=$(timeout 120 "$tool" -R -d "$DEV" -p "$PORT" -n "$ITERS" "$@" "$SRV4" 2>&1) ||
-		fail "$tool client failed: $out"
+	# Under TCG a client's REQ is now and then rejected as for an unknown
+	# service (IB_CM_REJ_INVALID_SERVICE_ID, "error: 8") although the
+	# server lists its cm_id in LISTEN; seen with the module of before
+	# user UD too, cause not found. The server never saw that attempt and
+	# still listens: one more try, said in the log.
+	if ! out=$(timeout 120 "$tool" -R -d "$DEV" -p "$PORT" -n "$ITERS" "$@" "$SRV4" 2>&1); then
+		grep -q "RDMA_CM_EVENT_REJECTED.*error: 8" <<<"$out" ||
+			fail "$tool client failed: $out"
+		echo "$tool client: REQ rejected as to an unknown service; trying again"
+		out=$(timeout 120 "$tool" -R -d "$DEV" -p "$PORT" -n "$ITERS" "$@" "$SRV4" 2>&1) ||
+			fail "$tool client failed twice: $out"
+	fi
 	echo "$out" | awk -v s="$size" -v n="$ITERS" '$1 == s && $2 == n { f = 1 } END { exit !f }' ||
 		fail "$tool: no result row for $size bytes x $ITERS: $out"
 	echo "$out" | awk -v s="$size" '$1 == s'
