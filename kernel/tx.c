@@ -129,6 +129,15 @@ static void mrc_tx_poll(struct mrc_xp *xp)
 				xp->resp_head++;
 			continue;
 		}
+		/*
+		 * [OPS-2] a READ or ATOMIC retires with its response; its
+		 * request's ACK may come after. Only a failure still counts.
+		 */
+		if ((s32)((u32)done.cookie - xp->sq_head) < 0) {
+			if (done.status != MRC_CONN_OK)
+				mrc_qp_error(xp->qp, IB_EVENT_QP_FATAL);
+			continue;
+		}
 		e = mrc_swqe(xp, (u32)done.cookie);
 		e->acked = true;
 		if (done.status != MRC_CONN_OK && e->status == IB_WC_SUCCESS)
@@ -230,8 +239,11 @@ static void mrc_tx_post(struct mrc_xp *xp)
 					      &e->msn))
 				break;
 			e->posted = true;
-			if (e->need_resp)
+			if (e->need_resp) {
+				/* [OPS-2] its response acknowledges it */
+				mrc_conn_tx_answered(&xp->conn, e->msn);
 				xp->rd_posted++;
+			}
 		}
 		xp->sq_post++;
 	}
@@ -244,6 +256,12 @@ static void mrc_tx_post(struct mrc_xp *xp)
 			break;
 		r->posted = true;
 		xp->resp_post++;
+		/*
+		 * [REL-14] slots come back only with the requester's ACKs,
+		 * which it may coalesce: ask while half of them are taken
+		 */
+		if (xp->resp_tail - xp->resp_head >= MRC_XP_RESP / 2)
+			mrc_conn_tx_ask_ack(&xp->conn);
 	}
 }
 
@@ -616,8 +634,7 @@ int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig)
 			e->status = IB_WC_LOC_PROT_ERR;
 	}
 	e->responded = true;
-	if (e->acked)
-		e->done = true;
+	e->done = true;		/* [OPS-2] the response proves the request */
 	mrc_tx_complete(xp);
 	return 0;
 }

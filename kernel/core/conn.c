@@ -122,6 +122,17 @@ bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
 	return true;
 }
 
+void mrc_conn_tx_answered(struct mrc_conn *c, u32 msn)
+{
+	if (msn - c->msn_una < c->msn_nxt - c->msn_una)
+		txmsg(c, msn)->answered = true;
+}
+
+void mrc_conn_tx_ask_ack(struct mrc_conn *c)
+{
+	c->ask_ack = true;
+}
+
 /* The connection window lets @len more bytes go ([CC-2]). */
 static bool conn_room(struct mrc_conn *c, u32 len)
 {
@@ -179,17 +190,22 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	/*
 	 * [REL-14] ask for an ACK where waiting for one would cost time: the
 	 * end of the last message there is to send (a sender that goes on
-	 * sending keeps ACKs coming), the path's sequence window nearly used, or no room
-	 * left in the path's or the connection's congestion window for
-	 * another full segment (the sender would stop until an ACK), unless
-	 * req_spacing says an earlier request of the path still counts.
+	 * sending keeps ACKs coming) unless an answer will prove it arrived;
+	 * when the caller runs short of what only ACKs give back; the
+	 * path's sequence window nearly used; or no room left in the path's
+	 * or the connection's congestion window for another full segment
+	 * (the sender would stop until an ACK), unless req_spacing says an
+	 * earlier request of the path still counts.
 	 */
-	if (((flags & MRC_F_LAST) && !more_to_send(c)) ||
+	if (((flags & MRC_F_LAST) && !m->answered && !more_to_send(c)) ||
+	    c->ask_ack ||
 	    mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
 	    ((mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->cfg.mss ||
 	      !conn_room(c, c->cfg.mss)) &&
 	     !mrc_path_tx_req_pending(&p->tx, c->cfg.path.req_spacing)))
 		flags |= MRC_F_ACK_REQ;
+	if (flags & MRC_F_LAST)
+		c->ask_ack = false;
 	if (flags & MRC_F_ACK_REQ) {
 		p->tx.req_psn = seg->psn;
 		p->tx.req_set = true;

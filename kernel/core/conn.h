@@ -136,6 +136,7 @@ struct mrc_tx_msg {
 	u16 stream;
 	u8 state;
 	bool all_sent;
+	bool answered;		/* mrc_conn_tx_answered() */
 };
 
 struct mrc_tx_segent {
@@ -185,6 +186,7 @@ struct mrc_conn {
 	struct mrc_cc_conn cc;
 	struct mrc_sched sched;
 	u8 error;		/* enum mrc_conn_error */
+	bool ask_ack;		/* mrc_conn_tx_ask_ack() */
 	u32 share_seen;		/* marker for mrc_cc_share_note() */
 
 	/* sender */
@@ -228,6 +230,19 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now);
  */
 bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
 		      u32 *msn);
+
+/*
+ * [REL-14] Message @msn will be answered (a READ or ATOMIC request): the
+ * answer proves it arrived, so its end asks for no ACK of its own.
+ */
+void mrc_conn_tx_answered(struct mrc_conn *c, u32 msn);
+
+/*
+ * [REL-14] The next segments ask for an ACK, up to the end of a message
+ * (whose ACK then covers every path, [REL-13]): the caller runs short of
+ * something only ACKs give back (a responder's owed-response slots).
+ */
+void mrc_conn_tx_ask_ack(struct mrc_conn *c);
 
 /* The next segment to send at @now, if windows allow; false if none. */
 bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg);

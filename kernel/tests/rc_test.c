@@ -44,22 +44,29 @@
 struct mrc_t_wire {
 	struct net_device *peer;
 	u32 drop_every;		/* drop every Nth MetaRoCE datagram; 0: none */
+	bool drop_acks;		/* drop every MetaRoCE ACK */
 	atomic_t seen;
 	atomic_t dropped;
 };
 
-static bool mrc_t_is_ours(struct sk_buff *skb)
+/* The MetaRoCE packet type of @skb, or -1 if it is not ours. */
+static int mrc_t_our_type(struct sk_buff *skb)
 {
 	struct udphdr _uh, *uh;
 	struct iphdr _ih, *ih;
+	u8 _t, *t;
 
 	if (skb->protocol != htons(ETH_P_IP))
-		return false;
+		return -1;
 	ih = skb_header_pointer(skb, ETH_HLEN, sizeof(_ih), &_ih);
 	if (!ih || ih->protocol != IPPROTO_UDP)
-		return false;
+		return -1;
 	uh = skb_header_pointer(skb, ETH_HLEN + ih->ihl * 4, sizeof(_uh), &_uh);
-	return uh && uh->dest == htons(MRC_WIRE_UDP_PORT);
+	if (!uh || uh->dest != htons(MRC_WIRE_UDP_PORT))
+		return -1;
+	t = skb_header_pointer(skb, ETH_HLEN + ih->ihl * 4 + sizeof(*uh) +
+			       MRC_WO_TYPE, sizeof(_t), &_t);
+	return t ? *t : -1;
 }
 
 static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
@@ -67,10 +74,13 @@ static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
 {
 	struct mrc_t_wire *w = netdev_priv(ndev);
 
-	if (mrc_t_is_ours(skb)) {
+	int type = mrc_t_our_type(skb);
+
+	if (type >= 0) {
 		u32 n = atomic_inc_return(&w->seen);
 
-		if (w->drop_every && n % w->drop_every == 0) {
+		if ((w->drop_every && n % w->drop_every == 0) ||
+		    (READ_ONCE(w->drop_acks) && type == MRC_PKT_ACK)) {
 			atomic_inc(&w->dropped);
 			dev_kfree_skb_any(skb);
 			return NETDEV_TX_OK;
@@ -483,6 +493,51 @@ static void mrc_rc_read_fetches_remote_bytes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->buf[len], 0);
 }
 
+/*
+ * [OPS-2] A READ completes once its response is placed: with every ACK
+ * from B lost, the request is never acknowledged, yet the READ is done.
+ */
+static void mrc_rc_read_done_without_request_ack(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	struct mrc_t_wire *w = netdev_priv(b->ndev);
+	struct ib_sge sge = {
+		.addr = (uintptr_t)a->buf,
+		.length = 64,
+		.lkey = a->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = 0x4545,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge,
+			.num_sge = 1,
+		},
+		.remote_addr = (uintptr_t)b->buf,
+		.rkey = b->pd->unsafe_global_rkey,
+	};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+
+	mrc_t_fill(b->buf, MRC_T_BUF, 23);
+	memset(a->buf, 0, MRC_T_BUF + 64);
+	WRITE_ONCE(w->drop_acks, true);
+	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+	KUNIT_EXPECT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
+	WRITE_ONCE(w->drop_acks, false);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x4545ull);
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, 64), 0);
+	/* ACKs flow again: the connection goes on (the request is acked) */
+	wr.wr.wr_id = 0x4546;
+	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x4546ull);
+}
+
 static u64 mrc_t_stat(struct mrc_dev *dev, enum mrc_stat s)
 {
 	u64 sum = 0;
@@ -816,6 +871,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_write_delivers_every_byte),
 	KUNIT_CASE(mrc_rc_send_lands_in_posted_receive),
 	KUNIT_CASE(mrc_rc_read_fetches_remote_bytes),
+	KUNIT_CASE(mrc_rc_read_done_without_request_ack),
 	KUNIT_CASE(mrc_rc_write_survives_loss),
 	KUNIT_CASE(mrc_rc_reads_survive_loss),
 	KUNIT_CASE(mrc_rc_hostile_packets_change_nothing),

@@ -681,3 +681,36 @@ TEST(Conn, LastSegmentAsksOnlyWhenSenderGoesIdle)
 	EXPECT_FALSE(last_flags[1] & MRC_F_ACK_REQ);
 	EXPECT_TRUE(last_flags[2] & MRC_F_ACK_REQ);
 }
+
+// [REL-14] [OPS-2] a request whose answer proves its receipt (READ, ATOMIC)
+// does not ask at its end, even when the sender goes idle; a caller short
+// of what ACKs give back makes the next segment ask, once
+TEST(Conn, AnsweredMessageAsksNotAndAskAckAsksOnce)
+{
+	Pair p(1, 1024);
+	mrc_tx_seg t;
+	uint32_t msn;
+
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 0, 1, &msn));
+	mrc_conn_tx_answered(p.a.get(), msn);
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &t));
+	EXPECT_TRUE(t.flags & MRC_F_LAST);
+	EXPECT_FALSE(t.flags & MRC_F_ACK_REQ);
+	// the same, not answered: the idle sender asks
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 0, 2, nullptr));
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &t));
+	EXPECT_TRUE(t.flags & MRC_F_ACK_REQ);
+	// asked for: the segments up to the end of a message ask although
+	// more follows, then not
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 2048, 3, nullptr));
+	for (int i = 0; i < 2; i++)
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 1024, 4 + i, nullptr));
+	mrc_conn_tx_ask_ack(p.a.get());
+	for (int i = 0; i < 2; i++) {
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &t));
+		EXPECT_TRUE(t.flags & MRC_F_ACK_REQ) << i;
+	}
+	EXPECT_TRUE(t.flags & MRC_F_LAST);
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &t));
+	EXPECT_FALSE(t.flags & MRC_F_ACK_REQ);
+}
