@@ -368,8 +368,12 @@ static void mrc_t_fill(u8 *p, u32 len, u32 seed)
 		p[i] = (u8)(i * 131 + seed + (i >> 10));
 }
 
-/* Fill A's buffer, clear B's and post a WRITE of @len bytes from A to B. */
-static void mrc_t_post_write(struct kunit *test, struct mrc_t_rc *t, u32 len)
+/*
+ * Post a signaled RDMA WRITE or READ of @len bytes between A's buffer and
+ * B's at @off, from A.
+ */
+static void mrc_t_post_rdma(struct kunit *test, struct mrc_t_rc *t,
+			    enum ib_wr_opcode op, u32 len, u32 off, u64 wr_id)
 {
 	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
 	struct ib_sge sge = {
@@ -379,20 +383,26 @@ static void mrc_t_post_write(struct kunit *test, struct mrc_t_rc *t, u32 len)
 	};
 	struct ib_rdma_wr wr = {
 		.wr = {
-			.wr_id = 0x1111,
-			.opcode = IB_WR_RDMA_WRITE,
+			.wr_id = wr_id,
+			.opcode = op,
 			.send_flags = IB_SEND_SIGNALED,
 			.sg_list = &sge,
 			.num_sge = 1,
 		},
-		.remote_addr = (uintptr_t)b->buf,
+		.remote_addr = (uintptr_t)b->buf + off,
 		.rkey = b->pd->unsafe_global_rkey,
 	};
 	const struct ib_send_wr *bad;
 
-	mrc_t_fill(a->buf, len, 3);
-	memset(b->buf, 0, MRC_T_BUF + 64);
 	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+}
+
+/* Fill A's buffer, clear B's and post a WRITE of @len bytes from A to B. */
+static void mrc_t_post_write(struct kunit *test, struct mrc_t_rc *t, u32 len)
+{
+	mrc_t_fill(t->e[0].buf, len, 3);
+	memset(t->e[1].buf, 0, MRC_T_BUF + 64);
+	mrc_t_post_rdma(test, t, IB_WR_RDMA_WRITE, len, 0, 0x1111);
 }
 
 static void mrc_t_write(struct kunit *test, struct mrc_t_rc *t, u32 len)
@@ -464,28 +474,11 @@ static void mrc_rc_read_fetches_remote_bytes(struct kunit *test)
 	struct mrc_t_rc *t = test->priv;
 	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
 	const u32 len = 100000;
-	struct ib_sge sge = {
-		.addr = (uintptr_t)a->buf,
-		.length = len,
-		.lkey = a->pd->local_dma_lkey,
-	};
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.wr_id = 0x4444,
-			.opcode = IB_WR_RDMA_READ,
-			.send_flags = IB_SEND_SIGNALED,
-			.sg_list = &sge,
-			.num_sge = 1,
-		},
-		.remote_addr = (uintptr_t)b->buf + 7,
-		.rkey = b->pd->unsafe_global_rkey,
-	};
-	const struct ib_send_wr *bad;
 	struct ib_wc wc;
 
 	mrc_t_fill(b->buf, MRC_T_BUF, 21);
 	memset(a->buf, 0, MRC_T_BUF + 64);
-	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+	mrc_t_post_rdma(test, t, IB_WR_RDMA_READ, len, 7, 0x4444);
 	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
@@ -502,37 +495,19 @@ static void mrc_rc_read_done_without_request_ack(struct kunit *test)
 	struct mrc_t_rc *t = test->priv;
 	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
 	struct mrc_t_wire *w = netdev_priv(b->ndev);
-	struct ib_sge sge = {
-		.addr = (uintptr_t)a->buf,
-		.length = 64,
-		.lkey = a->pd->local_dma_lkey,
-	};
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.wr_id = 0x4545,
-			.opcode = IB_WR_RDMA_READ,
-			.send_flags = IB_SEND_SIGNALED,
-			.sg_list = &sge,
-			.num_sge = 1,
-		},
-		.remote_addr = (uintptr_t)b->buf,
-		.rkey = b->pd->unsafe_global_rkey,
-	};
-	const struct ib_send_wr *bad;
 	struct ib_wc wc;
 
 	mrc_t_fill(b->buf, MRC_T_BUF, 23);
 	memset(a->buf, 0, MRC_T_BUF + 64);
 	WRITE_ONCE(w->drop_acks, true);
-	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+	mrc_t_post_rdma(test, t, IB_WR_RDMA_READ, 64, 0, 0x4545);
 	KUNIT_EXPECT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
 	WRITE_ONCE(w->drop_acks, false);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x4545ull);
 	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, 64), 0);
 	/* ACKs flow again: the connection goes on (the request is acked) */
-	wr.wr.wr_id = 0x4546;
-	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+	mrc_t_post_rdma(test, t, IB_WR_RDMA_READ, 64, 0, 0x4546);
 	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x4546ull);

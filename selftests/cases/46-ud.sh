@@ -29,17 +29,6 @@ MAD_PKT=300		# a MAD (256 bytes) as a UD_SEND
 
 # ---------------------------------------------------------------- guest side
 
-# gid_index DEV GID: the index of GID in DEV's table, once it is there.
-gid_index() {
-	local f
-	for f in "$IB/$1"/ports/1/gids/*; do
-		if [ "$(cat "$f")" = "$2" ]; then
-			echo "${f##*/}"
-			return 0
-		fi
-	done
-	return 1
-}
 
 ud_up() {
 	cm_up

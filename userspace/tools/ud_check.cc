@@ -40,42 +40,19 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "report.h"
+
+const char *const mrc_tool::kName = "mrc_ud_check";
+
 namespace {
 
 constexpr uint32_t kQkey = 0x11111111;
 constexpr uint32_t kBuf = 8192;
 constexpr int kTimeoutMs = 20000;
 
-int failures;
-
-[[noreturn]] void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "mrc_ud_check: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(2);
-}
-
-void report(bool ok, const char *step, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s", ok ? "ok" : "fail", step);
-	if (fmt && *fmt) {
-		printf(ok ? " " : ": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
+using mrc_tool::die;
+using mrc_tool::failures;
+using mrc_tool::report;
 
 // The provider's AH: the verbs AH, then the kernel's number.
 struct FakeAh {

@@ -41,6 +41,10 @@
 #include <string>
 #include <vector>
 
+#include "report.h"
+
+const char *const mrc_tool::kName = "mrc_verbs_check";
+
 namespace {
 
 constexpr size_t kBufSize = 8u << 20;	// per side: 8 MiB registered
@@ -48,36 +52,9 @@ constexpr size_t kSlot = 1u << 20;	// largest SEND
 constexpr uint32_t kDepth = 128;
 constexpr int kTimeoutMs = 60000;
 
-int failures;
-
-[[noreturn]] void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "mrc_verbs_check: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(2);
-}
-
-void report(bool ok, const char *step, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s", ok ? "ok" : "fail", step);
-	if (fmt && *fmt) {
-		printf(ok ? " " : ": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
+using mrc_tool::die;
+using mrc_tool::failures;
+using mrc_tool::report;
 
 // The pattern of byte i of the stream named seed: every byte depends on
 // both, so misplaced, shifted or stale data all show.

@@ -118,15 +118,24 @@ gid_of_ipv6() {
 	echo "${out%:}"
 }
 
-# gid_type DEV GID: the type of GID in DEV's table ("RoCE v2"), or nothing.
-gid_type() {
-	local dev=$1 want=$2 f
-	for f in "$IB/$dev"/ports/1/gids/*; do
-		if [ "$(cat "$f")" = "$want" ]; then
-			cat "$IB/$dev/ports/1/gid_attrs/types/${f##*/}"
+# gid_index DEV GID: the index of GID in DEV's table; fails if not there.
+gid_index() {
+	local f
+	for f in "$IB/$1"/ports/1/gids/*; do
+		if [ "$(cat "$f")" = "$2" ]; then
+			echo "${f##*/}"
 			return 0
 		fi
 	done
+	return 1
+}
+
+# gid_type DEV GID: the type of GID in DEV's table ("RoCE v2"), or nothing.
+gid_type() {
+	local i
+	if i=$(gid_index "$1" "$2"); then
+		cat "$IB/$1/ports/1/gid_attrs/types/$i"
+	fi
 	return 0
 }
 
