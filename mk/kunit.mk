@@ -33,6 +33,11 @@ KUNIT_HOOK_KC  := source "drivers/infiniband/sw/metaroce/Kconfig"
 kunit-tree:
 	@for i in $$(seq 600); do [ -f $(CACHE)/.src-done ] && break; sleep 1; done; \
 	[ -f $(CACHE)/.src-done ] || { echo "kunit: $(KUNIT_TREE) missing: run make deps" >&2; exit 1; }
+	@# another work tree's sources may have left newer objects behind, which
+	@# make would take for up to date: start the module's objects afresh
+	@if [ "$$(readlink $(KUNIT_LINK))" != "$(TOP)/kernel" ]; then \
+		rm -rf $(KUNIT_BUILD)/drivers/infiniband/sw/metaroce; \
+	fi
 	@ln -sfn $(TOP)/kernel $(KUNIT_LINK)
 	@grep -qxF '$(KUNIT_HOOK_KC)' $(KUNIT_KCONFIG) || \
 		sed -i '\|^source "drivers/infiniband/sw/siw/Kconfig"$$|a $(KUNIT_HOOK_KC)' $(KUNIT_KCONFIG)

@@ -240,7 +240,7 @@ static int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
 {
 	union ib_gid dgid = peer->gid->gid;
 	struct ib_qp_attr a = { };
-	int err;
+	int err, tries;
 
 	a.qp_state = IB_QPS_INIT;
 	a.port_num = 1;
@@ -260,9 +260,20 @@ static int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
 	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&a.ah_attr, 1);
 	rdma_ah_set_grh(&a.ah_attr, &dgid, 0, me->gid->index, 64, 0);
-	err = ib_modify_qp(me->qp, &a, IB_QP_STATE | IB_QP_AV |
-			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	/*
+	 * ib_core resolves the peer's MAC here and gives up with -ENODATA
+	 * while the neighbour has not answered, which on a loaded machine it
+	 * once had not: ask again, as a consumer would, for up to ~30 s.
+	 */
+	for (tries = 0; tries < 300; tries++) {
+		err = ib_modify_qp(me->qp, &a, IB_QP_STATE | IB_QP_AV |
+				   IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+				   IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+				   IB_QP_MIN_RNR_TIMER);
+		if (err != -ENODATA)
+			break;
+		msleep(100);
+	}
 	if (err)
 		return err;
 
