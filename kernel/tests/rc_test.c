@@ -261,11 +261,14 @@ static int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
 	rdma_ah_set_port_num(&a.ah_attr, 1);
 	rdma_ah_set_grh(&a.ah_attr, &dgid, 0, me->gid->index, 64, 0);
 	/*
-	 * ib_core resolves the peer's MAC here and gives up with -ENODATA
-	 * while the neighbour has not answered, which on a loaded machine it
-	 * once had not: ask again, as a consumer would, for up to ~30 s.
+	 * -ENODATA: the source GID's table slot is no longer valid. ib_core
+	 * rebuilds a netdev's GIDs on later address events and our address
+	 * may come back at another index: look it up again and retry, for
+	 * up to ~30 s.
 	 */
 	for (tries = 0; tries < 300; tries++) {
+		const struct ib_gid_attr *g;
+
 		err = ib_modify_qp(me->qp, &a, IB_QP_STATE | IB_QP_AV |
 				   IB_QP_PATH_MTU | IB_QP_DEST_QPN |
 				   IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
@@ -273,6 +276,14 @@ static int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
 		if (err != -ENODATA)
 			break;
 		msleep(100);
+		g = rdma_find_gid_by_port(&me->dev->ibdev, &me->gid->gid,
+					  IB_GID_TYPE_ROCE_UDP_ENCAP, 1,
+					  me->ndev);
+		if (IS_ERR(g))
+			continue;
+		rdma_put_gid_attr(me->gid);
+		me->gid = g;
+		rdma_ah_set_grh(&a.ah_attr, &dgid, 0, me->gid->index, 64, 0);
 	}
 	if (err)
 		return err;
