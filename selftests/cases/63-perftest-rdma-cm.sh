@@ -28,17 +28,19 @@ server_done() { cm_server_done "$SLOG" > /dev/null; }
 client() {
 	local tool=$1 size=$2 out
 	shift 2
-	# Under TCG a client's REQ is now and then rejected as for an unknown
-	# service (IB_CM_REJ_INVALID_SERVICE_ID, "error: 8") although the
-	# server lists its cm_id in LISTEN; seen with the module of before
-	# user UD too, cause not found. The server never saw that attempt and
-	# still listens: one more try, said in the log.
+	# Under TCG a client's REQ is now and then answered as if nobody
+	# listened: rejected as for an unknown service (RC,
+	# IB_CM_REJ_INVALID_SERVICE_ID, "error: 8") or a SIDR reply "service
+	# not supported" (UD, "UNREACHABLE; error: 1"), although the server
+	# lists its cm_id in LISTEN; seen with the module of before user UD
+	# too, cause not found. perftest's own clock calibration also fails
+	# there now and then ("Correlation coefficient r^2 < 0.9"). Either
+	# way the host side runs the pair once more (exit 3), said in the log.
 	if ! out=$(timeout 120 "$tool" -R -d "$DEV" -p "$PORT" -n "$ITERS" "$@" "$SRV4" 2>&1); then
-		grep -q "RDMA_CM_EVENT_REJECTED.*error: 8" <<<"$out" ||
+		grep -qE "RDMA_CM_EVENT_(REJECTED; error: 8|UNREACHABLE; error: 1)|Correlation coefficient r\^2" <<<"$out" ||
 			fail "$tool client failed: $out"
-		echo "$tool client: REQ rejected as to an unknown service; trying again"
-		out=$(timeout 120 "$tool" -R -d "$DEV" -p "$PORT" -n "$ITERS" "$@" "$SRV4" 2>&1) ||
-			fail "$tool client failed twice: $out"
+		echo "$tool client: $(grep -oE "RDMA_CM_EVENT_[A-Z]+; error: [0-9]+|Correlation coefficient.*" <<<"$out" | head -1); once more"
+		exit 3
 	fi
 	echo "$out" | awk -v s="$size" -v n="$ITERS" '$1 == s && $2 == n { f = 1 } END { exit !f }' ||
 		fail "$tool: no result row for $size bytes x $ITERS: $out"
@@ -52,16 +54,30 @@ for vm in a b; do
 	g "$vm" cm_up
 done
 
+# pair TOOL SIZE ARGS...: server on b, client on a, both to the end; once
+# more if the client says so (exit 3, see client()).
+pair() {
+	local tool=$1 size=$2 rc
+	shift 2
+	g b server "$tool" "$@"
+	rc=0
+	g a client "$tool" "$size" "$@" || rc=$?
+	if [ $rc = 3 ]; then
+		g b case_guest_cleanup
+		g b server "$tool" "$@"
+		g a client "$tool" "$size" "$@" || fail "$tool -R $*: failed twice"
+	elif [ $rc != 0 ]; then
+		fail "$tool -R $*: client failed"
+	fi
+	g b server_done
+}
+
 for tool in ib_send_bw ib_write_bw; do
 	for size in 4096 65536; do
 		echo "$tool -R -s $size"
-		g b server "$tool" -s "$size"
-		g a client "$tool" "$size" -s "$size"
-		g b server_done
+		pair "$tool" "$size" -s "$size"
 	done
 done
 echo "ib_send_bw -R -c UD -s 1024"
-g b server ib_send_bw -c UD -s 1024
-g a client ib_send_bw 1024 -c UD -s 1024
-g b server_done
+pair ib_send_bw 1024 -c UD -s 1024
 echo "ok: 63-perftest-rdma-cm"
