@@ -139,13 +139,11 @@ static void mrc_tx_poll(struct mrc_xp *xp)
 			continue;
 		}
 		e = mrc_swqe(xp, (u32)done.cookie);
-		e->acked = true;
 		if (done.status != MRC_CONN_OK && e->status == IB_WC_SUCCESS)
 			e->status = done.status == MRC_CONN_E_RETRY ?
 				    IB_WC_RETRY_EXC_ERR : IB_WC_REM_OP_ERR;
+		/* a READ or ATOMIC waits for its response, unless it failed */
 		if (e->status != IB_WC_SUCCESS || !e->need_resp)
-			e->done = true;
-		else if (e->responded)
 			e->done = true;
 	}
 }

@@ -72,7 +72,6 @@ struct mrc_xp_swqe {
 	u8 rnr_naks;		/* RNR NAKs for it so far */
 	bool remote;		/* goes to the peer through the core */
 	bool posted;		/* handed to the core */
-	bool acked;		/* the core completed the message */
 	bool need_resp;		/* READ, ATOMIC: done after the response */
 	bool responded;
 	bool done;
