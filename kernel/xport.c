@@ -42,6 +42,16 @@ module_param(tx_gso, bool, 0644);
 MODULE_PARM_DESC(tx_gso,
 		 "send a path's packets in bursts, each as one UDP GSO skb (for NICs with UDP segmentation offload)");
 
+/*
+ * [ENC-23] payload per packet, above the IB path MTU where the netdev MTU
+ * allows: per-packet costs dominate a software endpoint (4096 -> 8192
+ * with 9000-byte frames halves the packet rate).
+ */
+static unsigned int max_payload = 0xffff;
+module_param(max_payload, uint, 0644);
+MODULE_PARM_DESC(max_payload,
+		 "payload bytes per packet at most, rounded down to whole segments; the netdev MTU bounds it too (0: one segment)");
+
 /* Largest burst joined into one GSO skb: the IP length field's limit. */
 #define MRC_XP_GSO_BYTES	60000
 #define MRC_XP_GSO_SEGS		64
@@ -328,6 +338,21 @@ static void mrc_xp_set_timeout(struct mrc_xp *xp, u8 timeout)
 	}
 }
 
+/*
+ * [ENC-23] the largest multi-segment packet our netdev carries, also what
+ * our ACKs tell the peer we accept. A peer's MTU bounds its own, so
+ * asymmetric MTUs are safe; a smaller MTU inside the fabric is not
+ * detected (as for any jumbo frame), hence max_payload.
+ */
+static u32 mrc_xp_pkt_max(struct mrc_xp *xp, u32 mss)
+{
+	u32 mtu = READ_ONCE(xp->ndev->mtu);
+	u32 room = mtu > MRC_ENCAP_OVERHEAD ? mtu - MRC_ENCAP_OVERHEAD : 0;
+
+	room = min3(room, READ_ONCE(max_payload), 0xffffU);
+	return max(room / mss, 1U) * mss;
+}
+
 static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 {
 	const struct mrc_qp_attrs *a = &xp->qp->attr;
@@ -340,6 +365,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * port MTU already left room for every header.
 	 */
 	mrc_conn_cfg_default(&cfg, clamp_t(u32, npaths, 1, MRC_MAX_PATHS), mss);
+	cfg.pkt_max = mrc_xp_pkt_max(xp, mss);
 	/*
 	 * A responder may answer READs and ATOMICs before it reaches RTS,
 	 * or without ever doing so (perftest's server): until sq_psn is

@@ -29,6 +29,7 @@ void mrc_conn_cfg_default(struct mrc_conn_cfg *cfg, u32 npaths, u32 mss)
 	cfg->npaths = npaths;
 	cfg->nstreams = 1;
 	cfg->mss = mss;
+	cfg->pkt_max = mss;
 	cfg->retry_limit = 7;
 	cfg->seed = 1;
 	mrc_path_cfg_default(&cfg->path);
@@ -43,6 +44,8 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	if (!cfg->npaths || cfg->npaths > MRC_MAX_PATHS || !cfg->nstreams ||
 	    cfg->nstreams > MRC_MAX_STREAMS || cfg->mss < 64 ||
 	    cfg->mss > 0xffff || cfg->cc.min_cwnd < cfg->mss ||
+	    cfg->pkt_max < cfg->mss || cfg->pkt_max > 0xffff ||
+	    cfg->pkt_max % cfg->mss ||
 	    cfg->sched.sport_min > cfg->sched.sport_max)
 		return false;
 
@@ -66,6 +69,8 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	c->msn_una = cfg->tx_msn;
 	c->msn_nxt = cfg->tx_msn;
 	c->peer_msn_ack = cfg->tx_msn;
+	/* [REL-15] one segment per packet until the peer says it takes more */
+	c->tx_pkt = cfg->mss;
 	c->rx_msn_head = cfg->rx_msn;
 	c->msn_ack_sent = cfg->rx_msn;
 	return true;
@@ -200,8 +205,8 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	if (((flags & MRC_F_LAST) && !m->answered && !more_to_send(c)) ||
 	    c->ask_ack ||
 	    mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
-	    ((mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->cfg.mss ||
-	      !conn_room(c, c->cfg.mss)) &&
+	    ((mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->tx_pkt ||
+	      !conn_room(c, c->tx_pkt)) &&
 	     !mrc_path_tx_req_pending(&p->tx, c->cfg.path.req_spacing)))
 		flags |= MRC_F_ACK_REQ;
 	if (flags & MRC_F_LAST)
@@ -272,7 +277,7 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	}
 	if (!m)
 		return false;
-	len = mrc_min_u32(c->cfg.mss, m->len - m->next_off);
+	len = mrc_min_u32(c->tx_pkt, m->len - m->next_off);
 	if (!conn_room(c, len))
 		return false;
 	pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, len);
@@ -376,7 +381,7 @@ bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack
 		ce = 0;
 	else
 		p->ce_seen = ack->ce_count;
-	marked = (u32)mrc_min_u64((u64)ce * c->cfg.mss, ev.acked_bytes);
+	marked = (u32)mrc_min_u64((u64)ce * c->tx_pkt, ev.acked_bytes);
 
 	if (ev.lost_bytes)
 		mrc_cc_on_loss(&p->cc, ev.lost_bytes);
@@ -386,6 +391,10 @@ bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack
 	mrc_cc_on_hint(&c->cc, ack->rate_hint);
 	if (mrc_seq_after(ack->msn_ack, c->peer_msn_ack))
 		c->peer_msn_ack = ack->msn_ack;
+	/* [REL-15] as many whole segments as both ends take */
+	c->tx_pkt = mrc_max_u32(c->cfg.mss,
+				mrc_min_u32(ack->rx_max, c->cfg.pkt_max) /
+				c->cfg.mss * c->cfg.mss);
 	if (ev.n_acked)
 		mrc_sched_on_ack(p, now);
 	return true;
@@ -456,6 +465,31 @@ static void segbit_flip(struct mrc_rx_msg *m, u32 seg)
  * Find or open the message @seg belongs to. Returns NULL (and sets
  * *@verdict) if the segment is a duplicate or breaks a rule.
  */
+/*
+ * [REL-15] segmentation is exact: offset / mss names the first segment a
+ * packet carries, and a packet carries whole segments (one, or several
+ * where both ends take larger packets), only the message's last short.
+ */
+static bool seg_shape_ok(const struct mrc_conn *c, const struct mrc_rx_seg *seg)
+{
+	u32 rest = seg->total_len - seg->offset;
+
+	if (seg->total_len > MRC_WIRE_MAX_MSG_LEN || seg->offset % c->cfg.mss)
+		return false;
+	if (!seg->total_len)
+		return !seg->offset && !seg->len;
+	if (seg->offset >= seg->total_len)
+		return false;
+	return seg->len == rest ||
+	       (seg->len && seg->len < rest && !(seg->len % c->cfg.mss));
+}
+
+/* Segments a packet of a valid shape carries; an empty one is one. */
+static u32 seg_count(const struct mrc_conn *c, const struct mrc_rx_seg *seg)
+{
+	return seg->len ? (seg->len - 1) / c->cfg.mss + 1 : 1;
+}
+
 static struct mrc_rx_msg *rx_msg_of(struct mrc_conn *c,
 				    const struct mrc_rx_seg *seg,
 				    enum mrc_rx_verdict *verdict)
@@ -522,16 +556,12 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	struct mrc_path_rx *rx;
 	struct mrc_rx_msg *m;
 	enum mrc_rx_verdict v;
-	u32 idx;
+	u32 idx, first, n, fresh = 0;
 
 	if (c->error)
 		return MRC_RX_DROP;
-	/* [REL-15] segmentation is exact: offset / mss names the segment */
 	if (seg->path_id >= c->cfg.npaths || seg->stream >= c->cfg.nstreams ||
-	    seg->total_len > MRC_WIRE_MAX_MSG_LEN ||
-	    seg->offset % c->cfg.mss ||
-	    (seg->total_len ? seg->offset >= seg->total_len : seg->offset) ||
-	    seg->len != mrc_min_u32(c->cfg.mss, seg->total_len - seg->offset))
+	    !seg_shape_ok(c, seg))
 		return rx_invalid(c);
 
 	rx = &c->path[seg->path_id].rx;
@@ -556,19 +586,31 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 			return v;
 		goto dup;
 	}
-	idx = seg->offset / c->cfg.mss;
-	if (mrc_seq_before(idx, m->seg_cum) || segbit(m, idx))
-		goto dup;
-	if (idx - m->seg_cum >= MRC_MSG_SEG_WND)
+	first = seg->offset / c->cfg.mss;
+	n = seg_count(c, seg);
+	if (!mrc_seq_before(first + n - 1, m->seg_cum) &&
+	    first + n - 1 - m->seg_cum >= MRC_MSG_SEG_WND)
 		return rx_invalid(c);	/* [REL-16] */
 
-	/* [REL-15] new: mark it placed, exactly once */
-	segbit_flip(m, idx);
+	/*
+	 * [REL-15] mark each segment placed, exactly once. Only a peer that
+	 * breaks the rules resends a different cut of a message; placing its
+	 * packet again rewrites the same bytes, so it needs no reject.
+	 */
+	for (idx = first; idx != first + n; idx++) {
+		if (mrc_seq_before(idx, m->seg_cum) || segbit(m, idx))
+			continue;
+		segbit_flip(m, idx);
+		m->placed += mrc_min_u32(c->cfg.mss,
+					 m->total - idx * c->cfg.mss);
+		fresh++;
+	}
+	if (!fresh)
+		goto dup;
 	while (m->seg_cum != m->nsegs && segbit(m, m->seg_cum)) {
 		segbit_flip(m, m->seg_cum);
 		m->seg_cum++;
 	}
-	m->placed += seg->len;
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval,
 			   seg->flags & MRC_F_ACK_REQ);
 	if ((seg->flags & (MRC_F_LAST | MRC_F_ACK_REQ)) ==
@@ -596,7 +638,7 @@ dup:
 static bool rx_was_placed(struct mrc_conn *c, const struct mrc_rx_seg *seg)
 {
 	struct mrc_rx_msg *m;
-	u32 idx;
+	u32 idx, first = seg->offset / c->cfg.mss;
 
 	if (mrc_seq_before(seg->msn, c->rx_msn_head))
 		return true;
@@ -608,9 +650,11 @@ static bool rx_was_placed(struct mrc_conn *c, const struct mrc_rx_seg *seg)
 		return false;
 	if (m->state != RXM_ACTIVE)
 		return true;
-	idx = seg->offset / c->cfg.mss;
-	return mrc_seq_before(idx, m->seg_cum) ||
-	       (idx - m->seg_cum < MRC_MSG_SEG_WND && segbit(m, idx));
+	for (idx = first; idx != first + seg_count(c, seg); idx++)
+		if (!mrc_seq_before(idx, m->seg_cum) &&
+		    (idx - m->seg_cum >= MRC_MSG_SEG_WND || !segbit(m, idx)))
+			return false;
+	return true;
 }
 
 enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
@@ -620,7 +664,7 @@ enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
 	enum mrc_rx_psn psn;
 
 	if (c->error || seg->path_id >= c->cfg.npaths ||
-	    seg->stream >= c->cfg.nstreams || seg->offset % c->cfg.mss)
+	    seg->stream >= c->cfg.nstreams || !seg_shape_ok(c, seg))
 		return MRC_RX_DROP;
 	rx = &c->path[seg->path_id].rx;
 	psn = mrc_path_rx_check(rx, seg->psn);
@@ -727,6 +771,7 @@ bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 	ack->path_id = (u8)i;
 	ack->msn_ack = c->rx_msn_head;
 	ack->rate_hint = share ? mrc_cc_share_hint(share, now) : 0;
+	ack->rx_max = c->cfg.pkt_max;
 	c->msn_ack_sent = c->rx_msn_head;
 	c->ack_rr = i + 1;
 	c->stats.acks_sent++;
@@ -829,6 +874,7 @@ void mrc_conn_ack_from_pkt(const struct mrc_pkt *pkt, struct mrc_ack_info *ack)
 	ack->ack_delay = pkt->ack.ack_delay;
 	ack->msn_ack = pkt->ack.msn_ack;
 	ack->rate_hint = pkt->ack.rate_hint;
+	ack->rx_max = pkt->ack.rx_max;
 }
 
 void mrc_conn_ack_to_pkt(const struct mrc_ack_info *ack, struct mrc_pkt *pkt)
@@ -843,4 +889,5 @@ void mrc_conn_ack_to_pkt(const struct mrc_ack_info *ack, struct mrc_pkt *pkt)
 	pkt->ack.ack_delay = ack->ack_delay;
 	pkt->ack.msn_ack = ack->msn_ack;
 	pkt->ack.rate_hint = ack->rate_hint;
+	pkt->ack.rx_max = ack->rx_max;
 }

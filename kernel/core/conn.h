@@ -17,6 +17,8 @@
  * A message is cut into segments of exactly cfg.mss bytes (the last one
  * shorter; an empty message is one empty segment), so a receiver names a
  * segment by (MSN, offset / mss) and needs no reorder buffer ([REL-15]).
+ * A packet carries one or more whole consecutive segments: as many as the
+ * peer's ACKs say it accepts (its MTU), and cfg.pkt_max allows.
  *
  * The caller provides the memory (struct mrc_conn is large and fixed), the
  * time and the serialisation; nothing here allocates, sleeps or locks.
@@ -47,6 +49,7 @@ struct mrc_conn_cfg {
 	u32 npaths;		/* 1..MRC_MAX_PATHS */
 	u32 nstreams;		/* 1..MRC_MAX_STREAMS */
 	u32 mss;		/* segment payload bytes, agreed by both ends */
+	u32 pkt_max;		/* payload per packet, n * mss ([REL-15]) */
 	u32 tx_isn;		/* first PSN of each of our paths */
 	u32 rx_isn;		/* first PSN of each of the peer's paths */
 	u32 tx_msn;		/* first MSN we send */
@@ -105,6 +108,7 @@ struct mrc_ack_info {
 	u32 ack_delay;
 	u32 msn_ack;
 	u32 rate_hint;		/* Mbit/s, 0: none */
+	u32 rx_max;		/* payload per packet the ACK's sender accepts */
 	u8 path_id;
 	u8 why;			/* enum mrc_ack_why, built ACKs only */
 };
@@ -195,6 +199,7 @@ struct mrc_conn {
 	u32 msn_una;		/* oldest MSN whose slot is not free */
 	u32 msn_nxt;		/* next MSN to post */
 	u32 peer_msn_ack;	/* peer completed every MSN before this */
+	u32 tx_pkt;		/* payload per packet we send ([REL-15]) */
 	u32 rq_head;		/* resend queue of segment-table indices */
 	u32 rq_tail;
 	u32 tx_rr;		/* stream round robin, sending */

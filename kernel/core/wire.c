@@ -273,6 +273,7 @@ static void mrc_put_ext(const struct mrc_pkt *pkt, u8 *b)
 		mrc_put_be32(b + MRC_WO_ACK_MSN, pkt->ack.msn_ack);
 		mrc_put_be32(b + MRC_WO_ACK_RSN_LIMIT, pkt->ack.rsn_limit);
 		mrc_put_be32(b + MRC_WO_ACK_RATE, pkt->ack.rate_hint);
+		mrc_put_be32(b + MRC_WO_ACK_RX_MAX, pkt->ack.rx_max);
 		for (i = 0; i < MRC_WIRE_SACK_WORDS; i++)
 			mrc_put_be64(b + MRC_WO_ACK_SACK + 8 * i,
 				     pkt->ack.sack[i]);
@@ -414,8 +415,7 @@ static enum mrc_wire_reason mrc_get_ext(struct mrc_pkt *pkt, const u8 *b)
 		pkt->ack.msn_ack = mrc_get_be32(b + MRC_WO_ACK_MSN);
 		pkt->ack.rsn_limit = mrc_get_be32(b + MRC_WO_ACK_RSN_LIMIT);
 		pkt->ack.rate_hint = mrc_get_be32(b + MRC_WO_ACK_RATE);
-		if (!mrc_zero(b + MRC_WO_ACK_RSVD, 4))
-			return MRC_WIRE_E_RESERVED;
+		pkt->ack.rx_max = mrc_get_be32(b + MRC_WO_ACK_RX_MAX);
 		for (i = 0; i < MRC_WIRE_SACK_WORDS; i++)
 			pkt->ack.sack[i] =
 				mrc_get_be64(b + MRC_WO_ACK_SACK + 8 * i);

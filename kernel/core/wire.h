@@ -125,7 +125,7 @@ extern "C" {
 #define MRC_WO_ACK_MSN		48	/* be32 */
 #define MRC_WO_ACK_RSN_LIMIT	52	/* be32 */
 #define MRC_WO_ACK_RATE		56	/* be32 */
-#define MRC_WO_ACK_RSVD		60	/* be32, zero */
+#define MRC_WO_ACK_RX_MAX	60	/* be32 */
 #define MRC_WO_ACK_SACK		64	/* 4 x be64 */
 
 #define MRC_WO_NAK_CODE		32	/* u8, then 3 reserved bytes */
@@ -255,6 +255,7 @@ struct mrc_pkt_ack {
 	u32 msn_ack;		/* every message before this MSN completed */
 	u32 rsn_limit;		/* receives posted: SENDs with rsn < this fit */
 	u32 rate_hint;		/* fair-share rate, Mbit/s; 0 = no hint */
+	u32 rx_max;		/* payload bytes per packet I accept ([REL-15]) */
 	/* bit b of word w: PSN cum_psn + 1 + 64 * w + b was received */
 	u64 sack[MRC_WIRE_SACK_WORDS];
 };

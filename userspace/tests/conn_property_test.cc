@@ -64,9 +64,11 @@ struct Chaos {
 	uint32_t npaths, nstreams, mss, max_len;
 	uint64_t messages;
 	bool outages;
+	uint32_t pkt_segs = 1;	// [ENC-23] segments per packet at most
 };
 
-uint64_t run_chaos(const Chaos &c, uint64_t seed, const char *name)
+uint64_t run_chaos(const Chaos &c, uint64_t seed, const char *name,
+		   uint64_t *max_pkt_len = nullptr)
 {
 	mrcsim::LinkCfg link;
 	mrcsim::Workload wl;
@@ -79,7 +81,9 @@ uint64_t run_chaos(const Chaos &c, uint64_t seed, const char *name)
 	wl.max_len = c.max_len;
 	wl.messages = scaled(c.messages);
 	wl.outstanding = 48;
-	mrcsim::Sim sim(make_cfg(c.npaths, c.nstreams, c.mss), link, wl, seed);
+	mrc_conn_cfg cfg = make_cfg(c.npaths, c.nstreams, c.mss);
+	cfg.pkt_max = c.pkt_segs * c.mss;
+	mrcsim::Sim sim(cfg, link, wl, seed);
 	if (c.outages) {
 		// routes come and go; some paths must re-entropy to finish
 		for (uint32_t r = 0; r < 16; r += 3)
@@ -87,6 +91,8 @@ uint64_t run_chaos(const Chaos &c, uint64_t seed, const char *name)
 	}
 	bool ok = sim.run(600ull * 1000000000);
 	expect_clean(sim, ok, name);
+	if (max_pkt_len)
+		*max_pkt_len = sim.stats().max_pkt_len;
 	return sim.stats().data_pkts;
 }
 
@@ -113,6 +119,23 @@ TEST(ConnProperty, LossDupReorderJitter)
 		pkts += run_chaos({0.05, 0.02, 0.02, 4000, 4, 8, 1024, 64 * 1024, 3000, false},
 				  seed, "chaos");
 	printf("[          ] chaos: %llu data packets\n", (unsigned long long)pkts);
+}
+
+// [ENC-23] [REL-15] the same with packets of up to 4 segments: segments
+// are still placed exactly once, whatever is lost, repeated or reordered.
+TEST(ConnProperty, MultiSegmentPackets)
+{
+	uint64_t pkts = 0, largest = 0;
+
+	for (uint64_t seed = 30; seed < 33; seed++) {
+		pkts += run_chaos({0.05, 0.02, 0.02, 4000, 4, 8, 1024, 64 * 1024,
+				   3000, false, 4},
+				  seed, "multiseg", &largest);
+		// the receiver's ACKs let the sender fill packets
+		EXPECT_EQ(largest, 4096u) << "seed " << seed;
+	}
+	printf("[          ] multiseg: %llu data packets\n",
+	       (unsigned long long)pkts);
 }
 
 // [REL-5] heavy loss: 30%, correct however slow.

@@ -3,6 +3,7 @@
 // (Documentation/protocol/reliability.rst, paths.rst, congestion.rst).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -491,6 +492,88 @@ TEST(Conn, ProtocolViolations)
 	s = {};
 	s.msn = MRC_CONN_MSGS;	// [REL-18] beyond the message window
 	EXPECT_EQ(mrc_conn_rx_data(r.b.get(), 0, &s, nullptr), MRC_RX_INVALID);
+}
+
+// [ENC-23] one segment per packet until the peer's ACK says it takes more;
+// then whole segments per packet, as many as both ends take
+TEST(Conn, MultiSegmentPacketsFollowPeerAck)
+{
+	Pair p(1);
+	mrc_tx_seg t;
+	mrc_ack_info ack;
+	uint32_t n = 0;
+
+	p.a->cfg.pkt_max = 4096;
+	p.b->cfg.pkt_max = 3072;	// b's MTU carries 3 segments
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 10000, 1, nullptr));
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 10, &t));
+	EXPECT_EQ(t.len, 1024u);
+	mrc_rx_seg s = Pair::rx_of(t);
+	ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 20, &s, nullptr), MRC_RX_NEW);
+	mrc_path_rx_ack_now(&p.b->path[0].rx, MRC_ACK_WHY_MSG);
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 30, nullptr, &ack));
+	EXPECT_EQ(ack.rx_max, 3072u);
+	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 40, &ack));
+	uint32_t off = 1024;
+	while (mrc_conn_tx_next(p.a.get(), 50, &t)) {
+		EXPECT_EQ(t.offset, off);
+		EXPECT_EQ(t.len, std::min(3072u, 10000 - off));
+		s = Pair::rx_of(t);
+		EXPECT_EQ(mrc_conn_rx_data(p.b.get(), 60, &s, nullptr), MRC_RX_NEW);
+		off += t.len;
+		n++;
+	}
+	EXPECT_EQ(off, 10000u);
+	EXPECT_EQ(n, 3u);	// 3072 + 3072 + 2832
+	mrc_completion done;
+	ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
+	EXPECT_EQ(done.len, 10000u);
+
+	// an ACK that says less (or nothing) goes back to one segment
+	ack.rx_max = 0;
+	mrc_conn_on_ack(p.a.get(), 70, &ack);
+	EXPECT_EQ(p.a->tx_pkt, 1024u);
+	ack.rx_max = 2500;	// not a multiple of the segment size
+	mrc_conn_on_ack(p.a.get(), 80, &ack);
+	EXPECT_EQ(p.a->tx_pkt, 2048u);
+}
+
+// [ENC-23] [REL-15] each segment of a multi-segment packet is placed once;
+// [REL-17] shapes that are not whole segments are violations
+TEST(Conn, MultiSegmentShapes)
+{
+	Pair p(1);
+	mrc_rx_seg s = {};
+	uint32_t psn = 0;
+	auto rx = [&](uint32_t off, uint32_t len) {
+		s.psn = psn++;
+		s.offset = off;
+		s.len = len;
+		return mrc_conn_rx_data(p.b.get(), 0, &s, nullptr);
+	};
+
+	s.total_len = 6000;
+	EXPECT_EQ(rx(1024, 2048), MRC_RX_NEW);	// segments 1, 2
+	EXPECT_EQ(rx(2048, 1024), MRC_RX_DUP);	// 2 again
+	EXPECT_EQ(rx(2048, 2048), MRC_RX_NEW);	// 3 is new; 2 rewritten
+	EXPECT_EQ(rx(4096, 1904), MRC_RX_NEW);	// 4, 5: the rest, one packet
+	EXPECT_EQ(rx(1024, 4976), MRC_RX_DUP);	// all placed before
+	mrc_completion done;
+	EXPECT_FALSE(mrc_conn_rx_poll(p.b.get(), &done));
+	EXPECT_EQ(rx(0, 1024), MRC_RX_NEW);
+	ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
+	EXPECT_EQ(done.len, 6000u);
+	EXPECT_EQ(p.b->stats.rx_new, 4u);
+
+	for (uint32_t bad_len : {1500u, 3000u, 0u, 6001u}) {
+		Pair q(1);
+		mrc_rx_seg b = {};
+
+		b.total_len = 6000;
+		b.len = bad_len;	// not whole segments, nor the rest
+		EXPECT_EQ(mrc_conn_rx_data(q.b.get(), 0, &b, nullptr),
+			  MRC_RX_INVALID) << bad_len;
+	}
 }
 
 // [REL-12] timeouts exhaust the retries; completions flush with the error

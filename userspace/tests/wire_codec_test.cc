@@ -68,6 +68,7 @@ void expect_same(const mrc_pkt &a, const mrc_pkt &b)
 		EXPECT_EQ(a.ack.msn_ack, b.ack.msn_ack);
 		EXPECT_EQ(a.ack.rsn_limit, b.ack.rsn_limit);
 		EXPECT_EQ(a.ack.rate_hint, b.ack.rate_hint);
+		EXPECT_EQ(a.ack.rx_max, b.ack.rx_max);
 		for (int i = 0; i < MRC_WIRE_SACK_WORDS; i++)
 			EXPECT_EQ(a.ack.sack[i], b.ack.sack[i]) << i;
 		break;
@@ -213,6 +214,7 @@ TEST(WireCodec, GoldenAckBytes)
 	p.ack.msn_ack = 0x50;
 	p.ack.rsn_limit = 0x60;
 	p.ack.rate_hint = 0x70;
+	p.ack.rx_max = 0x80;
 	p.ack.sack[0] = 0x1;	// PSN cum+1
 	p.ack.sack[3] = 1ull << 63;	// PSN cum+256
 	auto b = encode(p);
@@ -223,7 +225,7 @@ TEST(WireCodec, GoldenAckBytes)
 		EXPECT_EQ(b[i], 0) << "PSN/MSN/SSN of an ACK are zero " << i;
 	const u8 ext[] = {0, 0, 0, 0x10, 0, 0, 0, 0x20, 0, 0, 0, 0x30,
 			  0, 0, 0, 0x40, 0, 0, 0, 0x50, 0, 0, 0, 0x60,
-			  0, 0, 0, 0x70, 0, 0, 0, 0};
+			  0, 0, 0, 0x70, 0, 0, 0, 0x80};
 	EXPECT_EQ(0, memcmp(b.data() + 32, ext, sizeof(ext)));
 	EXPECT_EQ(b[64 + 7], 0x01);	// word 0 is big-endian, LSB last
 	EXPECT_EQ(b[64 + 24], 0x80);	// word 3 MSB first
@@ -259,7 +261,7 @@ TEST(WireCodec, OffsetsMatchSpecDiagrams)
 		{MRC_WO_ACK_TSECR, 36},	     {MRC_WO_ACK_DELAY, 40},
 		{MRC_WO_ACK_CE_COUNT, 44},   {MRC_WO_ACK_MSN, 48},
 		{MRC_WO_ACK_RSN_LIMIT, 52},  {MRC_WO_ACK_RATE, 56},
-		{MRC_WO_ACK_RSVD, 60},	     {MRC_WO_ACK_SACK, 64},
+		{MRC_WO_ACK_RX_MAX, 60},	     {MRC_WO_ACK_SACK, 64},
 		{MRC_WO_NAK_CODE, 32},	     {MRC_WO_NAK_PSN, 36},
 		{MRC_WO_NAK_MSN, 40},	     {MRC_WO_NAK_ARG, 44},
 		{MRC_WO_PROBE_KIND, 32},     {MRC_WO_PROBE_MIN_VER, 33},

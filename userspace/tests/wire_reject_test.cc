@@ -167,11 +167,6 @@ TEST(WireReject, ReservedBits)
 					       b[MRC_WO_NAK_CODE + i] = 1;
 				       }),
 			  MRC_WIRE_E_RESERVED);
-		EXPECT_EQ(parse_edited("ack_sack",
-				       [i](auto &b) {
-					       b[MRC_WO_ACK_RSVD + i] = 1;
-				       }),
-			  MRC_WIRE_E_RESERVED);
 	}
 	EXPECT_EQ(parse_edited("probe_req",
 			       [](auto &b) { b[MRC_WO_PROBE_RSVD] = 1; }),

@@ -143,11 +143,17 @@ void Sim::deliver(const Pkt &p)
 		Posted &m = posted_[i];
 		if (m.stream != s.stream || m.ssn != s.ssn || m.len != s.total_len)
 			fail("segment identity differs from its posting");
-		uint32_t idx = s.offset / cfg_.mss;
-		if (idx >= m.placed.size() || m.placed[idx]++)
-			fail("segment placed twice (msn " + std::to_string(s.msn) +
-			     " seg " + std::to_string(idx) + ")");
+		// [ENC-23] a packet may carry several segments; an honest
+		// sender resends packets as they were, so each is new here
+		uint32_t first = s.offset / cfg_.mss;
+		uint32_t n = s.len ? (s.len - 1) / cfg_.mss + 1 : 1;
+		for (uint32_t idx = first; idx < first + n; idx++)
+			if (idx >= m.placed.size() || m.placed[idx]++)
+				fail("segment placed twice (msn " +
+				     std::to_string(s.msn) + " seg " +
+				     std::to_string(idx) + ")");
 		st_.bytes_rx += s.len;
+		st_.max_pkt_len = std::max<uint64_t>(st_.max_pkt_len, s.len);
 		break;
 	}
 	case MRC_RX_DUP:
