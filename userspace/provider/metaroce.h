@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "abi/ibverbs-private-34.h"
 #include "uapi/metaroce-abi.h"
@@ -39,6 +40,19 @@ struct mrc_context {
 	uint32_t abi_version;	/* what the kernel answered at get_context */
 };
 
+/* An unsigned tuning knob from the environment, @def when unset or bad. */
+static inline uint32_t mrc_env_uint(const char *name, uint32_t def)
+{
+	const char *e = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!e || !*e)
+		return def;
+	v = strtoul(e, &end, 0);
+	return *end || v > UINT32_MAX ? def : (uint32_t)v;
+}
+
 static inline struct mrc_device *to_mdev(struct ibv_device *ibdev)
 {
 	return mrc_container_of(ibdev, struct mrc_device, vdev.device);
@@ -63,6 +77,9 @@ struct mrc_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;	/* pollers of this CQ */
 	struct mrc_ring ring;		/* mine = consumer index */
+	uint64_t empty_since;		/* ns; 0: the last poll found some */
+	uint32_t spin_us;		/* polling an empty CQ before a nap */
+	uint32_t nap_us;		/* 0: never nap */
 };
 
 struct mrc_srq {
