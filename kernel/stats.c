@@ -13,6 +13,7 @@ static const struct rdma_stat_desc mrc_stat_descs[] = {
 	[MRC_STAT_TX_PACKETS].name = "tx_packets",
 	[MRC_STAT_TX_BYTES].name = "tx_bytes",
 	[MRC_STAT_TX_GSO_BURSTS].name = "tx_gso_bursts",
+	[MRC_STAT_TX_MULTI_SEG].name = "tx_multi_seg",
 	[MRC_STAT_RX_PACKETS].name = "rx_packets",
 	[MRC_STAT_RX_BYTES].name = "rx_bytes",
 	[MRC_STAT_RX_DROPPED].name = "rx_dropped",

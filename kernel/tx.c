@@ -449,6 +449,8 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 	while (n < budget && mrc_conn_tx_next(&xp->conn, now, &seg)) {
 		if (seg.flags & MRC_F_RETX)
 			mrc_stat_inc(dev, MRC_STAT_RETRANSMITS);
+		if (seg.len > xp->conn.cfg.mss)
+			mrc_stat_inc(dev, MRC_STAT_TX_MULTI_SEG);
 		err = mrc_tx_build(xp, &seg, out);
 		if (err == -ENOMEM)
 			break;	/* the core counts it lost and resends it */

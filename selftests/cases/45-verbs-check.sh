@@ -14,6 +14,10 @@
 #
 # A third run sends in UDP GSO bursts (tx_gso=1 on both guests): the same
 # checks, and both senders' tx_gso_bursts counters must have moved.
+#
+# A fourth runs at path MTU 256 over the 1500-byte netdev: packets then
+# carry up to 5 segments ([ENC-23]); the same checks, and both senders'
+# tx_multi_seg counters must have moved.
 set -euo pipefail
 # shellcheck source=lib/link.bash
 . "$(dirname "$0")/lib/link.bash"
@@ -59,16 +63,17 @@ client() {
 gso() { echo "$1" > /sys/module/metaroce/parameters/tx_gso; }
 case_guest_cleanup() { [ ! -e /sys/module/metaroce ] || gso 0; }
 
-gso_bursts() {
+counter() {
 	rdma statistic show link mrc0/1 | tr ' ' '\n' |
-		awk 'p { print; exit } $1 == "tx_gso_bursts" { p = 1 }'
+		awk -v c="$1" 'p { print; exit } $1 == c { p = 1 }'
 }
 
-gso_moved() {
+# counter_moved NAME WAS
+counter_moved() {
 	local n
-	n=$(gso_bursts)
-	[ "${n:-0}" -gt "$1" ] || fail "tx_gso_bursts $n, was $1: no burst left as one GSO skb"
-	echo "  $(hostname): $((n - $1)) GSO bursts"
+	n=$(counter "$1")
+	[ "${n:-0}" -gt "$2" ] || fail "$1 $n, was $2"
+	echo "  $(hostname): $1 +$((n - $2))"
 }
 
 # ----------------------------------------------------------------- host side
@@ -86,13 +91,18 @@ run() {
 
 run -w 256
 run -e -w 0
-ba=$(g a gso_bursts)
-bb=$(g b gso_bursts)
+ba=$(g a counter tx_gso_bursts)
+bb=$(g b counter tx_gso_bursts)
 g a gso 1
 g b gso 1
 run -w 256
-g a gso_moved "$ba"
-g b gso_moved "$bb"
+g a counter_moved tx_gso_bursts "$ba"
+g b counter_moved tx_gso_bursts "$bb"
 g a gso 0
 g b gso 0
+ba=$(g a counter tx_multi_seg)
+bb=$(g b counter tx_multi_seg)
+run -m 256 -w 256
+g a counter_moved tx_multi_seg "$ba"
+g b counter_moved tx_multi_seg "$bb"
 echo "ok: 45-verbs-check"

@@ -200,8 +200,18 @@ struct Ctx {
 	ibv_mr *mr = nullptr;
 	uint8_t *buf = nullptr;
 	bool events = false;
+	ibv_mtu path_mtu = IBV_MTU_1024;
 	Dest me{}, peer{};
 };
+
+// -m BYTES: the verbs path MTU (256..4096)
+ibv_mtu mtu_of(int bytes)
+{
+	for (int m = IBV_MTU_256; m <= IBV_MTU_4096; m++)
+		if (128 << m == bytes)
+			return static_cast<ibv_mtu>(m);
+	die("path MTU %d: not one of 256, 512, 1024, 2048, 4096", bytes);
+}
 
 void open_dev(Ctx &c, const char *name, int gidx)
 {
@@ -269,7 +279,7 @@ void connect_qp(Ctx &c, int gidx)
 	ibv_qp_attr a{};
 
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = c.path_mtu;
 	a.dest_qp_num = c.peer.qpn;
 	a.rq_psn = c.peer.psn;
 	a.max_dest_rd_atomic = 16;
@@ -664,15 +674,16 @@ int main(int argc, char **argv)
 	uint32_t stream_wrs = 2048, stream_secs = 0;
 	Ctx c;
 
-	while ((opt = getopt(argc, argv, "d:g:p:w:t:e")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:w:t:m:e")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'p': port = atoi(optarg); break;
 		case 'e': c.events = true; break;
+		case 'm': c.path_mtu = mtu_of(atoi(optarg)); break;
 		case 'w': stream_wrs = static_cast<uint32_t>(atoi(optarg)); break;
 		case 't': stream_secs = static_cast<uint32_t>(atoi(optarg)); break;
-		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-e] [SERVER]", argv[0]);
+		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-m PATH_MTU] [-e] [SERVER]", argv[0]);
 		}
 	}
 	if (!dev)
