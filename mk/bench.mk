@@ -8,12 +8,14 @@
 #                      and MiB/s -> selftests/results/nvmeof.md (REPS=3,
 #                      RUNTIME=20 s per fio run)
 #
-# Uses the bed that is up (and leaves it up); otherwise boots one and takes
-# it down afterwards. Variables: REPS=3, BENCH_QUICK=1 (0: every loss rate
+# Uses the bed that is up (and leaves it up); otherwise boots one with
+# BENCH_BED_ARGS (jumbo frames, as RoCE fabrics run) and takes it down
+# afterwards. Variables: REPS=3, BENCH_QUICK=1 (0: every loss rate
 # and both sizes; slow), TMO=60 (s per perftest run); N64/N4K/N64K/N1M and
 # NLAT set the iterations. Raw lines stay in .cache/bench/<mode>.raw.
 
 BENCH := $(TOP)/selftests/bench/bench
+BENCH_BED_ARGS ?= --mtu 9000
 
 .PHONY: bench-verbs bench-loss bench-nvmeof
 
@@ -21,7 +23,7 @@ define bench_run
 	@if $(BED) status | grep -q '^a: running'; then \
 		BED=$(BED) TOP=$(TOP) $(BENCH) $(1); \
 	else \
-		$(BED) up $(BED_UP_ARGS) && rc=0 && \
+		$(BED) up $(BENCH_BED_ARGS) && rc=0 && \
 		{ BED=$(BED) TOP=$(TOP) $(BENCH) $(1) || rc=$$?; }; \
 		$(BED) down; exit $$rc; \
 	fi
