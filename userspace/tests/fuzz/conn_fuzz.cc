@@ -58,7 +58,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t npend = 0;
 
 	mrc_conn_cfg_default(&cfg, 1 + in.u8() % MRC_MAX_PATHS, 256);
-	cfg.nstreams = 1 + in.u8() % MRC_MAX_STREAMS;
+	uint8_t k = in.u8();
+	cfg.nstreams = 1 + k % MRC_MAX_STREAMS;
+	/* [ENC-23] up to 4 segments per packet, once B's ACKs say so */
+	cfg.pkt_max = 256 * (1 + k / MRC_MAX_STREAMS % 4);
 	cfg.retry_limit = 3;
 	if (!mrc_conn_init(a.get(), &cfg, now) || !mrc_conn_init(b.get(), &cfg, now))
 		return 0;
@@ -144,6 +147,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ack.ack_delay = in.u32();
 			ack.msn_ack = a->msn_una + in.u8() - 64;
 			ack.rate_hint = in.u32();
+			ack.rx_max = in.u16();
 			mrc_conn_on_ack(a.get(), now, &ack);
 			break;
 		}
