@@ -8,11 +8,12 @@
  * "report missed events" sees what we have not polled yet.
  *
  * Polling an empty CQ for long is waiting: after MRC_POLL_SPIN_US (20)
- * of empty polls, poll_cq naps MRC_POLL_NAP_US (50; 0: never) before it
- * returns 0. A software transport needs the CPU a spinning poller holds:
- * on a one-vCPU guest perftest's poll loop took 57% of the sender's CPU,
- * and the emulator's vCPU thread never idled, so the host's cores went
- * to spinning instead of moving packets. With the nap, ib_write_bw 1 MiB
+ * of empty polls, with two or more WRs out on the SQ that posted last,
+ * poll_cq naps MRC_POLL_NAP_US (50; 0: never) before it returns 0. A
+ * software transport needs the CPU a spinning poller holds: on a one-vCPU
+ * guest perftest's poll loop took 57% of the sender's CPU, and the
+ * emulator's vCPU thread never idled, so the host's cores went to
+ * spinning instead of moving packets. With the nap, ib_write_bw 1 MiB
  * went from 40-50 to 52-62 MiB/s in the bed. A completion that arrives
  * during a nap waits for its end, so the spin phase covers the round trip
  * of a fast fabric.
@@ -86,6 +87,18 @@ static uint64_t mrc_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
+/*
+ * Napping pays where the kernel has a pipeline of work for this poller:
+ * the last post left two or more WRs out on its SQ. One WR out is a round
+ * trip (a latency test, a request-response), which a nap would only
+ * lengthen: a 50 us nanosleep took 150-220 us in the bed's emulated
+ * guests.
+ */
+static bool mrc_pipelined(struct mrc_cq *cq)
+{
+	return __atomic_load_n(&cq->sq_backlog, __ATOMIC_RELAXED) >= 2;
+}
+
 /* The CQ has been empty for spin_us of polling; the clock restarts. */
 static bool mrc_spun_out(struct mrc_cq *cq)
 {
@@ -128,7 +141,7 @@ int mrc_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	if (n) {
 		mrc_store_release(&r->hdr->consumer, r->mine);
 		cq->empty_since = 0;
-	} else if (cq->nap_us && mrc_spun_out(cq)) {
+	} else if (cq->nap_us && mrc_pipelined(cq) && mrc_spun_out(cq)) {
 		pthread_spin_unlock(&cq->lock);
 		mrc_nap(cq->nap_us);
 		return 0;

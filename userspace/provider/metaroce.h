@@ -77,6 +77,7 @@ struct mrc_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;	/* pollers of this CQ */
 	struct mrc_ring ring;		/* mine = consumer index */
+	uint32_t sq_backlog;		/* WRs out on the last poster's SQ */
 	uint64_t empty_since;		/* ns; 0: the last poll found some */
 	uint32_t spin_us;		/* polling an empty CQ before a nap */
 	uint32_t nap_us;		/* 0: never nap */

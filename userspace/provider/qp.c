@@ -57,6 +57,18 @@ static void mrc_qp_report(struct mrc_qp *qp)
 		(unsigned long long)qp->stats.rq_doorbells);
 }
 
+/*
+ * After a post: how many WRs of this SQ the kernel has not retired, for
+ * its send CQ's poller (cq.c): two or more is a pipeline it may nap on.
+ */
+static void mrc_note_backlog(struct mrc_qp *qp)
+{
+	uint32_t out = qp->sq.mine - mrc_load_acquire(&qp->sq.hdr->consumer);
+
+	__atomic_store_n(&to_mcq(qp->vqp.qp.send_cq)->sq_backlog, out,
+			 __ATOMIC_RELAXED);
+}
+
 /* --- post_send / post_recv -------------------------------------------------- */
 
 int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -84,6 +96,7 @@ int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		r->mine += n;
 		qp->stats.send_wrs += n;
 		ring = mrc_ring_publish_needs_wakeup(r);
+		mrc_note_backlog(qp);
 	}
 	pthread_spin_unlock(&qp->sq_lock);
 	if (ring)
@@ -187,6 +200,7 @@ static int mrc_wr_complete(struct ibv_qp_ex *qpx)
 		qp->sq.mine += qp->wr.count;
 		qp->stats.send_wrs += qp->wr.count;
 		ring = mrc_ring_publish_needs_wakeup(&qp->sq);
+		mrc_note_backlog(qp);
 	}
 	qp->wr.cur = NULL;
 	pthread_spin_unlock(&qp->sq_lock);
