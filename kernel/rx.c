@@ -447,6 +447,7 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 		       struct sk_buff_head *out)
 {
 	enum ib_qp_state state = mrc_qp_state(xp->qp);
+	u32 resp_tail = xp->resp_tail;
 	u64 now = ktime_get_ns();
 
 	/* [PKT-16] packets of another (earlier) connection are not ours */
@@ -479,11 +480,11 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	 */
 	mrc_rx_complete(xp);
 	/*
-	 * A READ or ATOMIC the completion just queued a response for: send
-	 * it here rather than a work item wakeup later (that wakeup was most
-	 * of ib_read_lat's time).
+	 * Responses the completions just queued: send them here rather than
+	 * after a work item wakeup (that wakeup was most of ib_read_lat's
+	 * time).
 	 */
-	if (pkt->type == MRC_PKT_READ_REQ || pkt->type == MRC_PKT_ATOMIC)
+	if (xp->resp_tail != resp_tail)
 		mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);
 	mrc_rx_acks(xp, now, out);
 	mrc_xp_arm_timer(xp);

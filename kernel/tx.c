@@ -239,7 +239,7 @@ static void mrc_tx_post(struct mrc_xp *xp)
 			e->posted = true;
 			if (e->need_resp) {
 				/* [OPS-2] its response acknowledges it */
-				mrc_conn_tx_answered(&xp->conn, e->msn);
+				mrc_conn_tx_no_end_ack(&xp->conn, e->msn);
 				xp->rd_posted++;
 			}
 		}
@@ -255,9 +255,12 @@ static void mrc_tx_post(struct mrc_xp *xp)
 		r->posted = true;
 		xp->resp_post++;
 		/*
-		 * [REL-14] slots come back only with the requester's ACKs,
-		 * which it may coalesce: ask while half of them are taken
+		 * [REL-14] nobody waits for a response's completion, and an
+		 * ACK the requester sends at once would come before its
+		 * application sees the response. Slots come back only with
+		 * those ACKs, though: ask while half of them are taken.
 		 */
+		mrc_conn_tx_no_end_ack(&xp->conn, r->msn);
 		if (xp->resp_tail - xp->resp_head >= MRC_XP_RESP / 2)
 			mrc_conn_tx_ask_ack(&xp->conn);
 	}
@@ -639,7 +642,11 @@ int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig)
 	return 0;
 }
 
-/* Queue a response we owe (rx.c, at the request's completion). */
+/*
+ * Queue a response we owe (rx.c, at the request's completion). The caller
+ * runs the engine after the completions: a work item kicked here woke a
+ * kworker per READ for nothing.
+ */
 bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 		       u32 len, u32 tag, u64 orig)
 {
@@ -656,6 +663,5 @@ bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 	r->tag = tag;
 	r->orig = orig;
 	mrc_tx_post(xp);
-	mrc_xp_kick(xp);
 	return true;
 }

@@ -127,10 +127,10 @@ bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
 	return true;
 }
 
-void mrc_conn_tx_answered(struct mrc_conn *c, u32 msn)
+void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn)
 {
 	if (msn - c->msn_una < c->msn_nxt - c->msn_una)
-		txmsg(c, msn)->answered = true;
+		txmsg(c, msn)->no_end_ack = true;
 }
 
 void mrc_conn_tx_ask_ack(struct mrc_conn *c)
@@ -202,7 +202,7 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	 * (the sender would stop until an ACK), unless req_spacing says an
 	 * earlier request of the path still counts.
 	 */
-	if (((flags & MRC_F_LAST) && !m->answered && !more_to_send(c)) ||
+	if (((flags & MRC_F_LAST) && !m->no_end_ack && !more_to_send(c)) ||
 	    c->ask_ack ||
 	    mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
 	    ((mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->tx_pkt ||

@@ -140,7 +140,7 @@ struct mrc_tx_msg {
 	u16 stream;
 	u8 state;
 	bool all_sent;
-	bool answered;		/* mrc_conn_tx_answered() */
+	bool no_end_ack;	/* mrc_conn_tx_no_end_ack() */
 };
 
 struct mrc_tx_segent {
@@ -237,10 +237,11 @@ bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
 		      u32 *msn);
 
 /*
- * [REL-14] Message @msn will be answered (a READ or ATOMIC request): the
- * answer proves it arrived, so its end asks for no ACK of its own.
+ * [REL-14] Message @msn's end asks for no ACK of its own: it will be
+ * answered (a READ or ATOMIC request), and the answer proves it arrived;
+ * or nobody waits for its completion (a response).
  */
-void mrc_conn_tx_answered(struct mrc_conn *c, u32 msn);
+void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn);
 
 /*
  * [REL-14] The next segments ask for an ACK, up to the end of a message

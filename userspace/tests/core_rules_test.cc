@@ -775,7 +775,7 @@ TEST(Conn, AnsweredMessageAsksNotAndAskAckAsksOnce)
 	uint32_t msn;
 
 	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 0, 1, &msn));
-	mrc_conn_tx_answered(p.a.get(), msn);
+	mrc_conn_tx_no_end_ack(p.a.get(), msn);
 	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &t));
 	EXPECT_TRUE(t.flags & MRC_F_LAST);
 	EXPECT_FALSE(t.flags & MRC_F_ACK_REQ);
