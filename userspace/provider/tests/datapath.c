@@ -269,6 +269,7 @@ static struct mrc_qp *fake_qp(struct verbs_context *vctx)
 
 	qp->vqp.qp.context = &vctx->context;
 	qp->vqp.qp.qp_type = IBV_QPT_RC;
+	qp->vqp.qp.send_cq = &((struct mrc_cq *)calloc(1, sizeof(struct mrc_cq)))->vcq.cq;
 	fake_ring(&qp->sq, 4, SLOT);
 	fake_ring(&qp->rq, 4, 16 + 2 * 16);
 	qp->max_inline = 64;
@@ -300,6 +301,9 @@ static void test_post(struct verbs_context *vctx)
 	CHECK(!err && qp->sq.hdr->producer == 3, "post 3: %d prod %u", err,
 	      qp->sq.hdr->producer);
 	CHECK(qp->stats.sq_doorbells == 0, "no doorbell without the flag");
+	CHECK(to_mcq(qp->vqp.qp.send_cq)->sq_backlog == 3,
+	      "the send CQ learns of 3 WRs out: %u",
+	      to_mcq(qp->vqp.qp.send_cq)->sq_backlog);
 	w = mrc_ring_slot(&qp->sq, 2);
 	CHECK(w->wr_id == 102, "slot 2 holds wr 102");
 
@@ -316,6 +320,8 @@ static void test_post(struct verbs_context *vctx)
 	qp->sq.hdr->consumer = 4;
 	wr[1].opcode = IBV_WR_LOCAL_INV;
 	err = mrc_post_send(&qp->vqp.qp, wr, &bad);
+	CHECK(to_mcq(qp->vqp.qp.send_cq)->sq_backlog == 1,
+	      "4 of 5 retired: 1 out, %u", to_mcq(qp->vqp.qp.send_cq)->sq_backlog);
 	CHECK(err == EINVAL && bad == &wr[1] && qp->sq.hdr->producer == 5 &&
 	      qp->stats.sq_doorbells == 2, "bad opcode: %d prod %u", err,
 	      qp->sq.hdr->producer);
@@ -391,6 +397,7 @@ static void test_post(struct verbs_context *vctx)
 		ibv_wr_abort(x);
 		CHECK(qp->sq.hdr->producer == 7, "abort");
 	}
+	free(to_mcq(qp->vqp.qp.send_cq));
 	free(qp->sq.hdr);
 	free(qp->rq.hdr);
 	free(qp);
