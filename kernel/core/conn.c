@@ -462,10 +462,6 @@ static void segbit_flip(struct mrc_rx_msg *m, u32 seg)
 }
 
 /*
- * Find or open the message @seg belongs to. Returns NULL (and sets
- * *@verdict) if the segment is a duplicate or breaks a rule.
- */
-/*
  * [REL-15] segmentation is exact: offset / mss names the first segment a
  * packet carries, and a packet carries whole segments (one, or several
  * where both ends take larger packets), only the message's last short.
@@ -490,6 +486,10 @@ static u32 seg_count(const struct mrc_conn *c, const struct mrc_rx_seg *seg)
 	return seg->len ? (seg->len - 1) / c->cfg.mss + 1 : 1;
 }
 
+/*
+ * Find or open the message @seg belongs to. Returns NULL (and sets
+ * *@verdict) if the segment is a duplicate or breaks a rule.
+ */
 static struct mrc_rx_msg *rx_msg_of(struct mrc_conn *c,
 				    const struct mrc_rx_seg *seg,
 				    enum mrc_rx_verdict *verdict)

@@ -8,8 +8,9 @@
  * "report missed events" sees what we have not polled yet.
  *
  * Polling an empty CQ for long is waiting: after MRC_POLL_SPIN_US (20)
- * of empty polls, with two or more WRs out on the SQ that posted last,
- * poll_cq naps MRC_POLL_NAP_US (50; 0: never) before it returns 0. A
+ * of empty polls, with two or more WRs out on the SQ that posted last or
+ * after a last wait of MRC_POLL_LONG_WAIT_US (1000) or more, poll_cq naps
+ * MRC_POLL_NAP_US (50; 0: never) before it returns 0. A
  * software transport needs the CPU a spinning poller holds: on a one-vCPU
  * guest perftest's poll loop took 57% of the sender's CPU, and the
  * emulator's vCPU thread never idled, so the host's cores went to
@@ -55,6 +56,7 @@ struct ibv_cq *mrc_create_cq(struct ibv_context *ibctx, int cqe,
 	}
 	cq->ring.mine = mrc_load_acquire(&cq->ring.hdr->consumer);
 	cq->spin_us = mrc_env_uint("MRC_POLL_SPIN_US", 20);
+	cq->long_wait_us = mrc_env_uint("MRC_POLL_LONG_WAIT_US", 1000);
 	cq->nap_us = mrc_env_uint("MRC_POLL_NAP_US", 50);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	return &cq->vcq.cq;
@@ -88,29 +90,30 @@ static uint64_t mrc_now_ns(void)
 }
 
 /*
- * Napping pays where the kernel has a pipeline of work for this poller:
- * the last post left two or more WRs out on its SQ. One WR out is a round
- * trip (a latency test, a request-response), which a nap would only
- * lengthen: a 50 us nanosleep took 150-220 us in the bed's emulated
- * guests.
+ * An empty poll: nap now? Napping pays where the kernel has a pipeline of
+ * work for this poller (the last post left two or more WRs out on its SQ)
+ * or where completions come far apart anyway (the last wait lasted
+ * long_wait_us: a receiver of a stream of large messages). A round trip
+ * (a latency test, a request-response) a nap would only lengthen: a 50 us
+ * nanosleep took 150-220 us in the bed's emulated guests. Either way the
+ * poller spins spin_us first, and again between naps.
  */
-static bool mrc_pipelined(struct mrc_cq *cq)
-{
-	return __atomic_load_n(&cq->sq_backlog, __ATOMIC_RELAXED) >= 2;
-}
-
-/* The CQ has been empty for spin_us of polling; the clock restarts. */
-static bool mrc_spun_out(struct mrc_cq *cq)
+static bool mrc_nap_due(struct mrc_cq *cq)
 {
 	uint64_t now = mrc_now_ns();
 
-	if (!cq->empty_since) {
-		cq->empty_since = now;
+	if (!cq->wait_since)
+		cq->wait_since = now;
+	if (!cq->spin_since) {
+		cq->spin_since = now;
 		return false;
 	}
-	if (now - cq->empty_since < cq->spin_us * 1000ull)
+	if (now - cq->spin_since < cq->spin_us * 1000ull)
 		return false;
-	cq->empty_since = 0;
+	if (__atomic_load_n(&cq->sq_backlog, __ATOMIC_RELAXED) < 2 &&
+	    cq->last_wait_ns < cq->long_wait_us * 1000ull)
+		return false;
+	cq->spin_since = 0;
 	return true;
 }
 
@@ -140,8 +143,11 @@ int mrc_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	}
 	if (n) {
 		mrc_store_release(&r->hdr->consumer, r->mine);
-		cq->empty_since = 0;
-	} else if (cq->nap_us && mrc_pipelined(cq) && mrc_spun_out(cq)) {
+		if (cq->wait_since)
+			cq->last_wait_ns = mrc_now_ns() - cq->wait_since;
+		cq->wait_since = 0;
+		cq->spin_since = 0;
+	} else if (cq->nap_us && mrc_nap_due(cq)) {
 		pthread_spin_unlock(&cq->lock);
 		mrc_nap(cq->nap_us);
 		return 0;

@@ -78,8 +78,11 @@ struct mrc_cq {
 	pthread_spinlock_t lock;	/* pollers of this CQ */
 	struct mrc_ring ring;		/* mine = consumer index */
 	uint32_t sq_backlog;		/* WRs out on the last poster's SQ */
-	uint64_t empty_since;		/* ns; 0: the last poll found some */
+	uint64_t wait_since;		/* ns, first empty poll; 0: none */
+	uint64_t spin_since;		/* ns, start of this spin; 0: none */
+	uint64_t last_wait_ns;		/* first empty poll to completion */
 	uint32_t spin_us;		/* polling an empty CQ before a nap */
+	uint32_t long_wait_us;		/* a wait this long: nap the next */
 	uint32_t nap_us;		/* 0: never nap */
 };
 
