@@ -18,7 +18,7 @@ enum mrc_stat {
 	MRC_STAT_TX_PACKETS,
 	MRC_STAT_TX_BYTES,
 	MRC_STAT_TX_GSO_BURSTS,
-	MRC_STAT_TX_MULTI_SEG,	/* packets of several segments ([ENC-23]) */
+	MRC_STAT_TX_MULTI_SEG,	/* packets of several segments ([ENC-25]) */
 	MRC_STAT_RX_PACKETS,
 	MRC_STAT_RX_BYTES,
 	MRC_STAT_RX_DROPPED,	/* malformed, unknown QP, failed checks */

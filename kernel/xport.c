@@ -43,7 +43,7 @@ MODULE_PARM_DESC(tx_gso,
 		 "send a path's packets in bursts, each as one UDP GSO skb (for NICs with UDP segmentation offload)");
 
 /*
- * [ENC-23] payload per packet, above the IB path MTU where the netdev MTU
+ * [ENC-25] payload per packet, above the IB path MTU where the netdev MTU
  * allows: per-packet costs dominate a software endpoint (4096 -> 8192
  * with 9000-byte frames halves the packet rate).
  */
@@ -343,7 +343,7 @@ static void mrc_xp_set_timeout(struct mrc_xp *xp, u8 timeout)
 }
 
 /*
- * [ENC-23] the largest multi-segment packet our netdev carries, also what
+ * [ENC-25] the largest multi-segment packet our netdev carries, also what
  * our ACKs tell the peer we accept. A peer's MTU bounds its own, so
  * asymmetric MTUs are safe; a smaller MTU inside the fabric is not
  * detected (as for any jumbo frame), hence max_payload.

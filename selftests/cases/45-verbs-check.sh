@@ -16,7 +16,7 @@
 # checks, and both senders' tx_gso_bursts counters must have moved.
 #
 # A fourth runs at path MTU 256 over the 1500-byte netdev: packets then
-# carry up to 5 segments ([ENC-23]); the same checks, and both senders'
+# carry up to 5 segments ([ENC-25]); the same checks, and both senders'
 # tx_multi_seg counters must have moved.
 set -euo pipefail
 # shellcheck source=lib/link.bash

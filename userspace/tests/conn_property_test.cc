@@ -64,7 +64,7 @@ struct Chaos {
 	uint32_t npaths, nstreams, mss, max_len;
 	uint64_t messages;
 	bool outages;
-	uint32_t pkt_segs = 1;	// [ENC-23] segments per packet at most
+	uint32_t pkt_segs = 1;	// [ENC-25] segments per packet at most
 };
 
 uint64_t run_chaos(const Chaos &c, uint64_t seed, const char *name,
@@ -121,7 +121,7 @@ TEST(ConnProperty, LossDupReorderJitter)
 	printf("[          ] chaos: %llu data packets\n", (unsigned long long)pkts);
 }
 
-// [ENC-23] [REL-15] the same with packets of up to 4 segments: segments
+// [ENC-25] [REL-15] the same with packets of up to 4 segments: segments
 // are still placed exactly once, whatever is lost, repeated or reordered.
 TEST(ConnProperty, MultiSegmentPackets)
 {

@@ -494,7 +494,7 @@ TEST(Conn, ProtocolViolations)
 	EXPECT_EQ(mrc_conn_rx_data(r.b.get(), 0, &s, nullptr), MRC_RX_INVALID);
 }
 
-// [ENC-23] one segment per packet until the peer's ACK says it takes more;
+// [ENC-25] one segment per packet until the peer's ACK says it takes more;
 // then whole segments per packet, as many as both ends take
 TEST(Conn, MultiSegmentPacketsFollowPeerAck)
 {
@@ -538,7 +538,7 @@ TEST(Conn, MultiSegmentPacketsFollowPeerAck)
 	EXPECT_EQ(p.a->tx_pkt, 2048u);
 }
 
-// [ENC-23] [REL-15] each segment of a multi-segment packet is placed once;
+// [ENC-25] [REL-15] each segment of a multi-segment packet is placed once;
 // [REL-17] shapes that are not whole segments are violations
 TEST(Conn, MultiSegmentShapes)
 {

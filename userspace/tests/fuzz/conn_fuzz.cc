@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mrc_conn_cfg_default(&cfg, 1 + in.u8() % MRC_MAX_PATHS, 256);
 	uint8_t k = in.u8();
 	cfg.nstreams = 1 + k % MRC_MAX_STREAMS;
-	/* [ENC-23] up to 4 segments per packet, once B's ACKs say so */
+	/* [ENC-25] up to 4 segments per packet, once B's ACKs say so */
 	cfg.pkt_max = 256 * (1 + k / MRC_MAX_STREAMS % 4);
 	cfg.retry_limit = 3;
 	if (!mrc_conn_init(a.get(), &cfg, now) || !mrc_conn_init(b.get(), &cfg, now))

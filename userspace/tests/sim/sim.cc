@@ -143,7 +143,7 @@ void Sim::deliver(const Pkt &p)
 		Posted &m = posted_[i];
 		if (m.stream != s.stream || m.ssn != s.ssn || m.len != s.total_len)
 			fail("segment identity differs from its posting");
-		// [ENC-23] a packet may carry several segments; an honest
+		// [ENC-25] a packet may carry several segments; an honest
 		// sender resends packets as they were, so each is new here
 		uint32_t first = s.offset / cfg_.mss;
 		uint32_t n = s.len ? (s.len - 1) / cfg_.mss + 1 : 1;
