@@ -8,8 +8,8 @@
  * "report missed events" sees what we have not polled yet.
  *
  * Polling an empty CQ for long is waiting: after MRC_POLL_SPIN_US (20)
- * of empty polls, with two or more WRs out on the SQ that posted last or
- * after a last wait of MRC_POLL_LONG_WAIT_US (1000) or more, poll_cq naps
+ * of empty polls, with four or more WRs out on the SQ that posted last or
+ * after a last wait of MRC_POLL_LONG_WAIT_US (5000) or more, poll_cq naps
  * MRC_POLL_NAP_US (50; 0: never) before it returns 0. A
  * software transport needs the CPU a spinning poller holds: on a one-vCPU
  * guest perftest's poll loop took 57% of the sender's CPU, and the
@@ -56,7 +56,7 @@ struct ibv_cq *mrc_create_cq(struct ibv_context *ibctx, int cqe,
 	}
 	cq->ring.mine = mrc_load_acquire(&cq->ring.hdr->consumer);
 	cq->spin_us = mrc_env_uint("MRC_POLL_SPIN_US", 20);
-	cq->long_wait_us = mrc_env_uint("MRC_POLL_LONG_WAIT_US", 1000);
+	cq->long_wait_us = mrc_env_uint("MRC_POLL_LONG_WAIT_US", 5000);
 	cq->nap_us = mrc_env_uint("MRC_POLL_NAP_US", 50);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	return &cq->vcq.cq;
@@ -91,7 +91,8 @@ static uint64_t mrc_now_ns(void)
 
 /*
  * An empty poll: nap now? Napping pays where the kernel has a pipeline of
- * work for this poller (the last post left two or more WRs out on its SQ)
+ * work for this poller (the last post left four or more WRs out on its
+ * SQ; a ping-pong posts its next send before the last one's ACK is in)
  * or where completions come far apart anyway (the last wait lasted
  * long_wait_us: a receiver of a stream of large messages). A round trip
  * (a latency test, a request-response) a nap would only lengthen: a 50 us
@@ -110,7 +111,7 @@ static bool mrc_nap_due(struct mrc_cq *cq)
 	}
 	if (now - cq->spin_since < cq->spin_us * 1000ull)
 		return false;
-	if (__atomic_load_n(&cq->sq_backlog, __ATOMIC_RELAXED) < 2 &&
+	if (__atomic_load_n(&cq->sq_backlog, __ATOMIC_RELAXED) < 4 &&
 	    cq->last_wait_ns < cq->long_wait_us * 1000ull)
 		return false;
 	cq->spin_since = 0;

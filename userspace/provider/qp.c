@@ -59,7 +59,7 @@ static void mrc_qp_report(struct mrc_qp *qp)
 
 /*
  * After a post: how many WRs of this SQ the kernel has not retired, for
- * its send CQ's poller (cq.c): two or more is a pipeline it may nap on.
+ * its send CQ's poller (cq.c): four or more is a pipeline it may nap on.
  */
 static void mrc_note_backlog(struct mrc_qp *qp)
 {
