@@ -400,9 +400,10 @@ void mrc_rx_flush(struct mrc_xp *xp)
 }
 
 /* Peer messages the core finished, in order. */
-void mrc_rx_complete(struct mrc_xp *xp)
+bool mrc_rx_complete(struct mrc_xp *xp)
 {
 	struct mrc_completion done;
+	u32 resp_tail = xp->resp_tail;
 
 	while (mrc_qp_state(xp->qp) != IB_QPS_ERR &&
 	       mrc_conn_rx_poll(&xp->conn, &done)) {
@@ -441,13 +442,13 @@ void mrc_rx_complete(struct mrc_xp *xp)
 		mrc_tx_flush(xp);
 		mrc_rx_flush(xp);
 	}
+	return xp->resp_tail != resp_tail;
 }
 
 static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 		       struct sk_buff_head *out)
 {
 	enum ib_qp_state state = mrc_qp_state(xp->qp);
-	u32 resp_tail = xp->resp_tail;
 	u64 now = ktime_get_ns();
 
 	/* [PKT-16] packets of another (earlier) connection are not ours */
@@ -477,14 +478,10 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	 * the packet finishing the oldest message still names it; if that
 	 * was the last packet, the sender sees its MSN window ([REL-18])
 	 * full with nothing in flight, and nothing ever comes to open it.
+	 * Responses the completions queued go right away rather than after
+	 * a work item wakeup (that wakeup was most of ib_read_lat's time).
 	 */
-	mrc_rx_complete(xp);
-	/*
-	 * Responses the completions just queued: send them here rather than
-	 * after a work item wakeup (that wakeup was most of ib_read_lat's
-	 * time).
-	 */
-	if (xp->resp_tail != resp_tail)
+	if (mrc_rx_complete(xp))
 		mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);
 	mrc_rx_acks(xp, now, out);
 	mrc_xp_arm_timer(xp);

@@ -225,7 +225,6 @@ void mrc_xp_arm_timer(struct mrc_xp *xp)
 static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 {
 	struct sk_buff_head out;
-	u32 resp_tail;
 	u64 now;
 
 	__skb_queue_head_init(&out);
@@ -238,9 +237,7 @@ static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 	if (mrc_conn_deadline(&xp->conn) <= now)
 		mrc_conn_on_timer(&xp->conn, now);
 	mrc_tx_run(xp, now, budget, &out);
-	resp_tail = xp->resp_tail;
-	mrc_rx_complete(xp);
-	if (xp->resp_tail != resp_tail)	/* responses it queued */
+	if (mrc_rx_complete(xp))	/* responses it queued */
 		mrc_tx_run(xp, now, budget, &out);
 	mrc_rx_acks(xp, now, &out);
 	mrc_xp_arm_timer(xp);

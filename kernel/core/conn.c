@@ -480,12 +480,6 @@ static bool seg_shape_ok(const struct mrc_conn *c, const struct mrc_rx_seg *seg)
 	       (seg->len && seg->len < rest && !(seg->len % c->cfg.mss));
 }
 
-/* Segments a packet of a valid shape carries; an empty one is one. */
-static u32 seg_count(const struct mrc_conn *c, const struct mrc_rx_seg *seg)
-{
-	return seg->len ? (seg->len - 1) / c->cfg.mss + 1 : 1;
-}
-
 /*
  * Find or open the message @seg belongs to. Returns NULL (and sets
  * *@verdict) if the segment is a duplicate or breaks a rule.
@@ -520,8 +514,7 @@ static struct mrc_rx_msg *rx_msg_of(struct mrc_conn *c,
 		m->total = seg->total_len;
 		m->ssn = seg->ssn;
 		m->stream = seg->stream;
-		m->nsegs = seg->total_len ?
-			   (seg->total_len - 1) / c->cfg.mss + 1 : 1;
+		m->nsegs = mrc_conn_nsegs(seg->total_len, c->cfg.mss);
 		m->state = RXM_ACTIVE;
 		st->msn_of[si] = seg->msn;
 		st->known |= 1ull << si;
@@ -587,7 +580,7 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 		goto dup;
 	}
 	first = seg->offset / c->cfg.mss;
-	n = seg_count(c, seg);
+	n = mrc_conn_nsegs(seg->len, c->cfg.mss);
 	if (!mrc_seq_before(first + n - 1, m->seg_cum) &&
 	    first + n - 1 - m->seg_cum >= MRC_MSG_SEG_WND)
 		return rx_invalid(c);	/* [REL-16] */
@@ -639,6 +632,7 @@ static bool rx_was_placed(struct mrc_conn *c, const struct mrc_rx_seg *seg)
 {
 	struct mrc_rx_msg *m;
 	u32 idx, first = seg->offset / c->cfg.mss;
+	u32 end = first + mrc_conn_nsegs(seg->len, c->cfg.mss);
 
 	if (mrc_seq_before(seg->msn, c->rx_msn_head))
 		return true;
@@ -650,7 +644,7 @@ static bool rx_was_placed(struct mrc_conn *c, const struct mrc_rx_seg *seg)
 		return false;
 	if (m->state != RXM_ACTIVE)
 		return true;
-	for (idx = first; idx != first + seg_count(c, seg); idx++)
+	for (idx = first; idx != end; idx++)
 		if (!mrc_seq_before(idx, m->seg_cum) &&
 		    (idx - m->seg_cum >= MRC_MSG_SEG_WND || !segbit(m, idx)))
 			return false;

@@ -223,6 +223,12 @@ struct mrc_conn {
 	u32 ev_lost[MRC_PATH_WND];
 };
 
+/* [REL-15] segments of @len bytes cut at @mss; nothing is one empty one. */
+static inline u32 mrc_conn_nsegs(u32 len, u32 mss)
+{
+	return len ? (len - 1) / mss + 1 : 1;
+}
+
 /* Returns false if @cfg is out of range. */
 bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now);
 

@@ -115,7 +115,7 @@ void Sim::post_more()
 		p.stream = stream;
 		p.ssn = a->txm[msn % MRC_CONN_MSGS].ssn;
 		p.len = len;
-		p.placed.assign(len ? (len - 1) / cfg_.mss + 1 : 1, 0);
+		p.placed.assign(mrc_conn_nsegs(len, cfg_.mss), 0);
 		posted_.push_back(std::move(p));
 		posted_count_++;
 	}
@@ -146,7 +146,7 @@ void Sim::deliver(const Pkt &p)
 		// [ENC-25] a packet may carry several segments; an honest
 		// sender resends packets as they were, so each is new here
 		uint32_t first = s.offset / cfg_.mss;
-		uint32_t n = s.len ? (s.len - 1) / cfg_.mss + 1 : 1;
+		uint32_t n = mrc_conn_nsegs(s.len, cfg_.mss);
 		for (uint32_t idx = first; idx < first + n; idx++)
 			if (idx >= m.placed.size() || m.placed[idx]++)
 				fail("segment placed twice (msn " +
