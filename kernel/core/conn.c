@@ -528,18 +528,18 @@ static struct mrc_rx_msg *rx_msg_of(struct mrc_conn *c,
 }
 
 /*
- * [REL-13] a message whose sender waits for it is whole: its sender
- * completes it once every one of its segments is acknowledged, and they
- * came over several paths.
+ * [REL-13] a message whose sender waits for it is whole, or [REL-18] the
+ * message window moved: its sender completes (and frees) a message once
+ * every one of its segments is acknowledged, and they came over several
+ * paths.
  */
-static void ack_all_pending(struct mrc_conn *c)
+static void ack_all_pending(struct mrc_conn *c, u8 why)
 {
 	u32 i;
 
 	for (i = 0; i < c->cfg.npaths; i++)
 		if (c->path[i].rx.pending)
-			mrc_path_rx_ack_now(&c->path[i].rx,
-					    MRC_ACK_WHY_MSG);
+			mrc_path_rx_ack_now(&c->path[i].rx, why);
 }
 
 enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
@@ -612,7 +612,7 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	if (m->seg_cum == m->nsegs) {
 		m->state = RXM_DONE;
 		if (m->want_ack)
-			ack_all_pending(c);
+			ack_all_pending(c, MRC_ACK_WHY_MSG);
 	}
 	c->stats.rx_new++;
 	return MRC_RX_NEW;
@@ -766,6 +766,16 @@ bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 	ack->msn_ack = c->rx_msn_head;
 	ack->rate_hint = share ? mrc_cc_share_hint(share, now) : 0;
 	ack->rx_max = c->cfg.pkt_max;
+	/*
+	 * [REL-18] a new msn_ack goes with every path's ACK: the sender
+	 * frees a message only once all of its segments are acknowledged.
+	 * The update alone would leave its window full of messages whose
+	 * packets other paths hold unacknowledged, and the next update falls
+	 * due only after more messages the sender cannot send: nothing moves
+	 * until their ack_delay runs out.
+	 */
+	if (c->msn_ack_sent != c->rx_msn_head)
+		ack_all_pending(c, MRC_ACK_WHY_WINDOW);
 	c->msn_ack_sent = c->rx_msn_head;
 	c->ack_rr = i + 1;
 	c->stats.acks_sent++;

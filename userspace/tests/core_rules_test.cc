@@ -746,6 +746,98 @@ TEST(Conn, WindowUpdateWhenHeadMovesHalfAWindow)
 	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 50, nullptr, &ack));
 }
 
+// [REL-18] a window update acknowledges every path with unacknowledged
+// packets: the sender frees a message only when all its segments are
+// acknowledged, so one path's ACK alone would leave its window full until
+// the other paths' coalescing delay ran out
+TEST(Conn, WindowUpdateAcksEveryPath)
+{
+	Pair p(4, 1024);
+	mrc_tx_seg t;
+	mrc_completion done;
+	mrc_ack_info ack;
+	uint32_t paths = 0, n = 0;
+
+	p.a->sched.burst = 1;
+	p.b->cfg.path.ack_every = 1000;	// only the window update is due
+	for (int i = 0; i < MRC_CONN_MSGS; i++) {
+		uint32_t msn;
+
+		// like READ requests: an answer will prove them, none asks
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 0, i, &msn));
+		mrc_conn_tx_no_end_ack(p.a.get(), msn);
+	}
+	while (mrc_conn_tx_next(p.a.get(), 0, &t)) {
+		mrc_rx_seg s = Pair::rx_of(t);
+		ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 10, &s, nullptr), MRC_RX_NEW);
+		n++;
+	}
+	ASSERT_EQ(n, (uint32_t)MRC_CONN_MSGS);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 20, nullptr, &ack));
+	for (int i = 0; i < MRC_CONN_MSGS / 2; i++)
+		ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
+	while (mrc_conn_ack_next(p.b.get(), 30, nullptr, &ack)) {
+		EXPECT_EQ(ack.why, MRC_ACK_WHY_WINDOW);
+		EXPECT_EQ(ack.msn_ack, (uint32_t)MRC_CONN_MSGS / 2);
+		paths |= 1u << ack.path_id;
+		ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 30, &ack));
+	}
+	EXPECT_EQ(paths, 0xfu);
+	// every message is acknowledged: the sender frees them all
+	n = 0;
+	while (mrc_conn_tx_poll(p.a.get(), &done))
+		n++;
+	EXPECT_EQ(n, (uint32_t)MRC_CONN_MSGS);
+}
+
+// [REL-18] an ACK that moves msn_ack, here one path's delayed ACK, brings
+// the other paths' ACKs at once: the sender's messages are freed only when
+// every path acknowledged its part
+TEST(Conn, NewMsnAckBringsEveryPathsAck)
+{
+	Pair p(4, 1024);
+	mrc_tx_seg t[4];
+	mrc_completion done;
+	mrc_ack_info ack;
+	const uint64_t d = p.b->cfg.path.ack_delay_ns;
+	uint32_t paths = 0;
+
+	p.a->sched.burst = 1;
+	p.b->cfg.path.ack_every = 1000;
+	for (int i = 0; i < 4; i++) {
+		uint32_t msn;
+
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 0, i, &msn));
+		mrc_conn_tx_no_end_ack(p.a.get(), msn);
+	}
+	for (auto &s : t)
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &s));
+	mrc_rx_seg s0 = Pair::rx_of(t[0]);
+	ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 0, &s0, nullptr), MRC_RX_NEW);
+	for (int i = 1; i < 4; i++) {
+		mrc_rx_seg s = Pair::rx_of(t[i]);
+		ASSERT_EQ(mrc_conn_rx_data(p.b.get(), d / 2, &s, nullptr),
+			  MRC_RX_NEW);
+	}
+	while (mrc_conn_rx_poll(p.b.get(), &done))
+		;
+	// only path 0's delay ran out; its ACK reports msn_ack 4...
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), d, nullptr, &ack));
+	EXPECT_EQ(ack.path_id, t[0].path_id);
+	EXPECT_EQ(ack.msn_ack, 4u);
+	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), d, &ack));
+	// ...and the others follow at the same instant
+	while (mrc_conn_ack_next(p.b.get(), d, nullptr, &ack)) {
+		paths |= 1u << ack.path_id;
+		ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), d, &ack));
+	}
+	EXPECT_EQ(paths, 0xfu & ~(1u << t[0].path_id));
+	uint32_t n = 0;
+	while (mrc_conn_tx_poll(p.a.get(), &done))
+		n++;
+	EXPECT_EQ(n, 4u);
+}
+
 // [REL-14] the last segment of a message asks for an ACK only when the
 // sender has nothing more to send right away
 TEST(Conn, LastSegmentAsksOnlyWhenSenderGoesIdle)
