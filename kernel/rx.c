@@ -404,6 +404,7 @@ bool mrc_rx_complete(struct mrc_xp *xp)
 {
 	struct mrc_completion done;
 	u32 resp_tail = xp->resp_tail;
+	bool answered = false;
 
 	while (mrc_qp_state(xp->qp) != IB_QPS_ERR &&
 	       mrc_conn_rx_poll(&xp->conn, &done)) {
@@ -429,9 +430,11 @@ bool mrc_rx_complete(struct mrc_xp *xp)
 			break;
 		case MRC_PKT_READ_RESP:
 			ok = !m->bad && !mrc_tx_resp_done(xp, false, m->tag, 0);
+			answered = true;
 			break;
 		case MRC_PKT_ATOMIC_RESP:
 			ok = !mrc_tx_resp_done(xp, true, 0, m->orig);
+			answered = true;
 			break;
 		}
 		m->type = 0;
@@ -442,7 +445,7 @@ bool mrc_rx_complete(struct mrc_xp *xp)
 		mrc_tx_flush(xp);
 		mrc_rx_flush(xp);
 	}
-	return xp->resp_tail != resp_tail;
+	return answered || xp->resp_tail != resp_tail;
 }
 
 static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
@@ -480,6 +483,9 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	 * full with nothing in flight, and nothing ever comes to open it.
 	 * Responses the completions queued go right away rather than after
 	 * a work item wakeup (that wakeup was most of ib_read_lat's time).
+	 * A response received retires its request in that run, and the run
+	 * pulls the SQ: the process did not ring for what it posted while
+	 * the request was out (poll mode), and the READ limit has room again.
 	 */
 	if (mrc_rx_complete(xp))
 		mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);

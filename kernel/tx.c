@@ -166,8 +166,8 @@ static void mrc_tx_doorbell(struct mrc_xp *xp)
 		mrc_xp_kick(xp);
 }
 
-/* Report finished WQEs, oldest first. */
-void mrc_tx_complete(struct mrc_xp *xp)
+/* Report finished WQEs, oldest first; true if a READ or ATOMIC retired. */
+static bool mrc_tx_retire(struct mrc_xp *xp)
 {
 	bool rd_retired = false;
 
@@ -186,6 +186,13 @@ void mrc_tx_complete(struct mrc_xp *xp)
 		if (e->status != IB_WC_SUCCESS)
 			break;		/* the QP is in ERR now */
 	}
+	return rd_retired;
+}
+
+void mrc_tx_complete(struct mrc_xp *xp)
+{
+	bool rd_retired = mrc_tx_retire(xp);
+
 	if (mrc_qp_state(xp->qp) == IB_QPS_ERR)
 		mrc_tx_flush(xp);
 	else if (rd_retired && xp->sq_post != xp->sq_take)
@@ -444,6 +451,8 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 		mrc_tx_doorbell(xp);	/* posts in ERR must ring to be flushed */
 		return;
 	}
+	/* answered READs first: their retirement makes room for more */
+	mrc_tx_retire(xp);
 	while (xp->sq_take - xp->sq_head < MRC_XP_SQ &&
 	       (wqe = mrc_qp_next_send_wqe(xp->qp)))
 		mrc_tx_take(xp, wqe);
@@ -613,7 +622,8 @@ int mrc_tx_read_resp_place(struct mrc_xp *xp, const struct mrc_pkt *pkt)
 /*
  * A response message completed. Responders answer in request order, so
  * it belongs to the oldest WQE still waiting ([OPS-2]); @tag is checked
- * for READs, @orig stored for ATOMICs.
+ * for READs, @orig stored for ATOMICs. The caller runs the engine, which
+ * retires the WQE (mrc_rx_complete() says so).
  */
 int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig)
 {
@@ -638,7 +648,6 @@ int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig)
 	}
 	e->responded = true;
 	e->done = true;		/* [OPS-2] the response proves the request */
-	mrc_tx_complete(xp);
 	return 0;
 }
 

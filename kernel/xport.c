@@ -237,7 +237,7 @@ static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 	if (mrc_conn_deadline(&xp->conn) <= now)
 		mrc_conn_on_timer(&xp->conn, now);
 	mrc_tx_run(xp, now, budget, &out);
-	if (mrc_rx_complete(xp))	/* responses it queued */
+	if (mrc_rx_complete(xp))	/* responses, answered requests */
 		mrc_tx_run(xp, now, budget, &out);
 	mrc_rx_acks(xp, now, &out);
 	mrc_xp_arm_timer(xp);

@@ -191,7 +191,10 @@ bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 /* rx.c */
 void mrc_rx_rcv(struct sk_buff *skb, bool ce);
 void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
-/* Report finished receives; true if it queued responses to send. */
+/*
+ * Report finished receives; true if the send engine must run: it queued
+ * responses, or a response answered a READ or ATOMIC (the run retires it).
+ */
 bool mrc_rx_complete(struct mrc_xp *xp);
 void mrc_rx_flush(struct mrc_xp *xp);
 
