@@ -16,6 +16,10 @@
  *                   order per packet; a duplicate is handed over at once
  *   delay_us        how long a delayed packet is held (jiffy resolution)
  *   port            UDP source port (one path) to act on, 0: every path
+ *   type            receive: MetaRoCE packet type to act on (wire.h
+ *                   enum mrc_pkt_type), 0: every type
+ *   drop_next       receive: drop this many of the next packets acted on,
+ *                   before any draw (counts down): one lost NAK, say
  *   dropped, duplicated, delayed, reordered   what was done (read only)
  *
  * A reordered packet is held until the next packet of the device has been
@@ -58,6 +62,8 @@ struct mrc_fault {
 	u32 drop, dup, delay, reorder;	/* ppm */
 	u32 delay_us;
 	u32 port;
+	u32 type;			/* receive: 0 or enum mrc_pkt_type */
+	u32 drop_next;			/* debugfs sets it, f->lock counts it down */
 
 	spinlock_t lock;		/* rnd, held, counters */
 	struct rnd_state rnd;
@@ -101,6 +107,18 @@ static struct mrc_fault *mrc_fault_find(const struct net_device *ndev,
 static bool mrc_fault_roll(struct mrc_fault *f, u32 ppm)
 {
 	return ppm && prandom_u32_state(&f->rnd) % MRC_FAULT_PPM < ppm;
+}
+
+/* The packet is of the type to act on (skb->data: the MetaRoCE header). */
+static bool mrc_fault_type_ok(struct mrc_fault *f, const struct sk_buff *skb)
+{
+	u32 type = READ_ONCE(f->type);
+	u8 buf, *t;
+
+	if (!type)
+		return true;
+	t = skb_header_pointer(skb, MRC_WO_TYPE, 1, &buf);
+	return t && *t == type;
 }
 
 static void mrc_fault_deliver(mrc_net_rcv_t rcv, struct sk_buff_head *list)
@@ -155,14 +173,17 @@ bool __mrc_fault_rx(struct sk_buff *skb, bool ce, mrc_net_rcv_t rcv)
 	rcu_read_lock();
 	f = mrc_fault_find(skb->dev, MRC_FAULT_RX);
 	port = f ? READ_ONCE(f->port) : 0;
-	if (!f || (port && ntohs(udp_hdr(skb)->source) != port)) {
+	if (!f || (port && ntohs(udp_hdr(skb)->source) != port) ||
+	    !mrc_fault_type_ok(f, skb)) {
 		rcu_read_unlock();
 		return false;
 	}
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&f->lock);
 	f->rcv = rcv;
-	if (mrc_fault_roll(f, READ_ONCE(f->drop))) {
+	if (f->drop_next || mrc_fault_roll(f, READ_ONCE(f->drop))) {
+		if (f->drop_next)
+			f->drop_next--;
 		f->dropped++;
 		spin_unlock_bh(&f->lock);
 		rcu_read_unlock();
@@ -308,6 +329,8 @@ static void mrc_fault_files(struct mrc_fault *f, struct dentry *d)
 	debugfs_create_u32("reorder_ppm", 0600, d, &f->reorder);
 	debugfs_create_u32("delay_us", 0600, d, &f->delay_us);
 	debugfs_create_u32("port", 0600, d, &f->port);
+	debugfs_create_u32("type", 0600, d, &f->type);
+	debugfs_create_u32("drop_next", 0600, d, &f->drop_next);
 	/* read without the lock: a counter may be one packet stale */
 	debugfs_create_u64("dropped", 0400, d, &f->dropped);
 	debugfs_create_u64("duplicated", 0400, d, &f->duplicated);
