@@ -104,15 +104,33 @@ static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
 	if (!skb)
 		return;
 	skb_put(skb, hlen);
-	mrc_xp_seal(xp, skb, &pkt, sport, xp->dscp_ctrl, out);
+	if (!mrc_xp_seal(xp, skb, &pkt, sport, xp->dscp_ctrl, out))
+		mrc_stat_inc(xp->dev, MRC_STAT_NAKS_SENT);
 }
 
-/* The peer broke a rule or an access failed: tell it, stop the QP. */
+/*
+ * The peer broke a rule or an access failed: tell it, stop the QP, and
+ * remember the refusal: the NAK may be lost, and the refused packet was
+ * not acknowledged, so its resends come and are answered in ERR too.
+ */
 static void mrc_rx_fail(struct mrc_xp *xp, const struct mrc_pkt *pkt, u8 code,
 			enum ib_event_type event, struct sk_buff_head *out)
 {
 	mrc_rx_nak(xp, pkt, code, 0, out);
+	if (!xp->refused_code) {
+		xp->refused_code = code;
+		xp->refused_msn = pkt->msn;
+	}
 	mrc_qp_error(xp->qp, event);
+}
+
+/* [OPS-31] a resend of the message whose refusal failed the QP */
+static bool mrc_rx_refused_again(struct mrc_xp *xp, const struct mrc_pkt *pkt,
+				 enum ib_qp_state state)
+{
+	return state == IB_QPS_ERR && xp->refused_code &&
+	       pkt->type != MRC_PKT_ACK && pkt->type != MRC_PKT_NAK &&
+	       pkt->type != MRC_PKT_PROBE && pkt->msn == xp->refused_msn;
 }
 
 /* [OPS-20] receive credits; an SRQ's are not ours to count */
@@ -454,6 +472,12 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	enum ib_qp_state state = mrc_qp_state(xp->qp);
 	u64 now = ktime_get_ns();
 
+	if (xp->live && mrc_rx_refused_again(xp, pkt, state) &&
+	    mrc_rx_cookie_ok(xp, pkt)) {
+		mrc_rx_nak(xp, pkt, xp->refused_code, 0, out);
+		mrc_stat_inc(xp->dev, MRC_STAT_NAKS_REPEATED);
+		return;
+	}
 	/* [PKT-16] packets of another (earlier) connection are not ours */
 	if (!xp->live || !mrc_rx_state_ok(state) ||
 	    !mrc_rx_cookie_ok(xp, pkt)) {

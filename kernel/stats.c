@@ -29,6 +29,8 @@ static const struct rdma_stat_desc mrc_stat_descs[] = {
 	[MRC_STAT_ACKS_FOR_REQ].name = "acks_for_request",
 	[MRC_STAT_ACKS_FOR_MSG].name = "acks_for_message",
 	[MRC_STAT_ACKS_FOR_WINDOW].name = "acks_for_window",
+	[MRC_STAT_NAKS_SENT].name = "naks_sent",
+	[MRC_STAT_NAKS_REPEATED].name = "naks_repeated",
 };
 
 static_assert(MRC_STAT_ACKS_FOR_WINDOW - MRC_STAT_ACKS_FOR_DELAY ==

@@ -35,6 +35,8 @@ enum mrc_stat {
 	MRC_STAT_ACKS_FOR_REQ,
 	MRC_STAT_ACKS_FOR_MSG,
 	MRC_STAT_ACKS_FOR_WINDOW,
+	MRC_STAT_NAKS_SENT,
+	MRC_STAT_NAKS_REPEATED,	/* [OPS-31] to resends of a refused message */
 	MRC_STAT_NUM
 };
 

@@ -299,6 +299,7 @@ static void mrc_xp_reset_locked(struct mrc_xp *xp)
 {
 	xp->live = false;
 	xp->flushed = false;
+	xp->refused_code = 0;
 	xp->sq_head = 0;
 	xp->sq_post = 0;
 	xp->sq_take = 0;

@@ -119,6 +119,8 @@ struct mrc_xp {
 	bool live;			/* connected: conn is valid */
 	bool dead;			/* destroy began */
 	bool flushed;			/* ERR: held WQEs given back */
+	u8 refused_code;		/* [OPS-31] the NAK that failed the QP */
+	u32 refused_msn;		/* its message, if refused_code */
 	u32 dest_qpn;
 	u32 tx_cookie;			/* our data's ISN and cookie ([PKT-16]) */
 	u32 rx_cookie;			/* the peer's */

@@ -18,6 +18,12 @@
 # A fourth runs at path MTU 256 over the 1500-byte netdev: packets then
 # carry up to 5 segments ([ENC-25]); the same checks, and both senders'
 # tx_multi_seg counters must have moved.
+#
+# A fifth loses the bad-rkey step's NAK: guest a's fault layer drops the
+# next NAK it receives. The refused WRITE was not acknowledged, so a
+# resends it, and b, its QP in ERR by then, answers with the NAK again
+# ([OPS-31]): the same checks (REM_ACCESS_ERR, not RETRY_EXC_ERR), one
+# NAK dropped, and b's naks_repeated must have moved.
 set -euo pipefail
 # shellcheck source=lib/link.bash
 . "$(dirname "$0")/lib/link.bash"
@@ -61,7 +67,28 @@ client() {
 }
 
 gso() { echo "$1" > /sys/module/metaroce/parameters/tx_gso; }
-case_guest_cleanup() { [ ! -e /sys/module/metaroce ] || gso 0; }
+FAULT=/sys/kernel/debug/metaroce/mrc0/fault
+case_guest_cleanup() {
+	[ ! -e /sys/module/metaroce ] || gso 0
+	[ ! -e "$FAULT/mode" ] || echo 0 > "$FAULT/mode"
+}
+
+# drop the next NAK received (8: MRC_PKT_NAK, kernel/core/wire.h)
+nak_loss_on() {
+	[ -d "$FAULT" ] || fail "no $FAULT (debugfs mounted? DEBUG_FS?)"
+	echo 8 > "$FAULT/type"
+	echo 1 > "$FAULT/drop_next"
+	echo 1 > "$FAULT/mode"
+}
+
+nak_loss_check() {
+	local dropped
+	dropped=$(cat "$FAULT/dropped")
+	echo 0 > "$FAULT/mode"
+	echo 0 > "$FAULT/type"
+	[ "$dropped" = 1 ] || fail "$dropped NAKs dropped, not 1"
+	echo "  $(hostname): 1 NAK dropped"
+}
 
 counter() {
 	rdma statistic show link mrc0/1 | tr ' ' '\n' |
@@ -105,4 +132,9 @@ bb=$(g b counter tx_multi_seg)
 run -m 256 -w 256
 g a counter_moved tx_multi_seg "$ba"
 g b counter_moved tx_multi_seg "$bb"
+bb=$(g b counter naks_repeated)
+g a nak_loss_on
+run -w 0
+g a nak_loss_check
+g b counter_moved naks_repeated "$bb"
 echo "ok: 45-verbs-check"
