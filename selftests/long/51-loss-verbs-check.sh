@@ -61,7 +61,7 @@ client() {
 
 counters() {
 	rdma statistic show link mrcl0/1 |
-		grep -oE "(tx_packets|retransmits|acks_[a-z_]*|rx_dropped) [0-9]+" | tr '\n' ' '
+		grep -oE "(tx_packets|retransmits|acks_[a-z_]*|naks_[a-z]*|rx_dropped) [0-9]+" | tr '\n' ' '
 	echo
 }
 
