@@ -391,7 +391,7 @@ bool all_ok(const std::vector<ibv_wc> &wcs, const char *step)
 // --- the steps --------------------------------------------------------------
 
 enum Step : uint32_t { kHello = 1, kSendReady, kSendDone, kWriteDone, kReadReady, kReadDone,
-		       kAtomicReady, kAtomicDone, kStreamDone, kErrorStep, kBye };
+		       kAtomicReady, kAtomicDone, kStreamDone, kErrorStep, kBye, kWriteReady };
 
 const uint32_t kSendSizes[] = {1, 7, 100, 1024, 1500, 4096, 65536, 1u << 20};
 constexpr int kSendIters = 4;
@@ -441,7 +441,9 @@ void server(Ctx &c, int fd)
 	}
 
 	// WRITE: the client writes 1 MiB into buf[0..), the last WR with imm
+	// posted before the client may write: else WRITE_WITH_IMM could meet RNR
 	post_recv(c, 99, recvbuf, 64);
+	send_msg(fd, kWriteReady);
 	recv_msg(fd, kWriteDone);
 	wcs.clear();
 	{
@@ -523,6 +525,7 @@ void client(Ctx &c, int fd, uint32_t stream_wrs, uint32_t stream_secs)
 	}
 
 	// WRITE: 64 WRs posted back to back (one doorbell if the kernel polls)
+	recv_msg(fd, kWriteReady);
 	{
 		uint32_t total = kWriteChunk * kWriteChunks;
 
