@@ -129,8 +129,7 @@ static bool mrc_rx_refused_again(struct mrc_xp *xp, const struct mrc_pkt *pkt,
 				 enum ib_qp_state state)
 {
 	return state == IB_QPS_ERR && xp->refused_code &&
-	       pkt->type != MRC_PKT_ACK && pkt->type != MRC_PKT_NAK &&
-	       pkt->type != MRC_PKT_PROBE && pkt->msn == xp->refused_msn;
+	       !mrc_rx_is_ctrl(pkt) && pkt->msn == xp->refused_msn;
 }
 
 /* [OPS-20] receive credits; an SRQ's are not ours to count */
