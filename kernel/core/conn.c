@@ -233,7 +233,8 @@ static bool tx_resend(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 		}
 		if (!conn_room(c, e->len))
 			return false;
-		pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, e->len);
+		pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, e->len,
+				    now);
 		if (pi < 0)
 			return false;
 		c->rq_head++;
@@ -280,7 +281,7 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	len = mrc_min_u32(c->tx_pkt, m->len - m->next_off);
 	if (!conn_room(c, len))
 		return false;
-	pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, len);
+	pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, len, now);
 	if (pi < 0)
 		return false;
 

@@ -36,6 +36,7 @@ void mrc_sched_init(struct mrc_sched *s, u64 seed, u32 burst)
 	s->burst = burst ? burst : 1;
 	s->burst_left = 0;
 	s->last = -1;
+	s->last_at = 0;
 }
 
 u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
@@ -90,8 +91,29 @@ static void charge(struct mrc_sched *s, struct mrc_path *p, u64 start,
 	s->vnow = start;
 }
 
+/*
+ * [PATH-9] The last pick was half its path's RTT ago or more: the sender
+ * is not streaming, and spraying would only spread a trickle's ACK state
+ * over every path (each path is acknowledged on its own, so a ping-pong
+ * on four paths draws four paths' ACKs). Stay on a path that is
+ * uncongested, proven and loss-free.
+ */
+static bool sparse_stays(const struct mrc_sched *s, const struct mrc_path *paths,
+			 u32 npaths, u32 len, u64 now)
+{
+	const struct mrc_path *p;
+	u64 rtt;
+
+	if (s->last < 0 || (u32)s->last >= npaths || !s->last_at)
+		return false;
+	p = &paths[s->last];
+	rtt = p->tx.srtt_ns ? p->tx.srtt_ns : UNSAMPLED_RTT_NS;
+	return now - s->last_at >= rtt / 2 && p->state == MRC_PATH_ACTIVE &&
+	       !p->tx.retries && path_may_send(p, len);
+}
+
 int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
-		   u32 len)
+		   u32 len, u64 now)
 {
 	u64 best_start = 0;
 	int best = -1;
@@ -120,8 +142,17 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 	 * [PATH-6] stay on the last path for a burst: consecutive packets of
 	 * one path leave as one segmentation-offload batch. A burst is
 	 * charged packet by packet, so the shares over time are unchanged,
-	 * and it yields to a probing path.
+	 * and it yields to a probing path, as sparse traffic does ([PATH-9]).
 	 */
+	if (best >= 0 && paths[best].state != MRC_PATH_PROBING &&
+	    sparse_stays(s, paths, npaths, len, now)) {
+		struct mrc_path *p = &paths[s->last];
+
+		charge(s, p, mrc_max_u64(p->vtime, s->vnow), len);
+		s->burst_left = s->burst - 1;
+		s->last_at = now;
+		return s->last;
+	}
 	if (best >= 0 && paths[best].state != MRC_PATH_PROBING &&
 	    s->burst_left && s->last >= 0 && (u32)s->last < npaths &&
 	    paths[s->last].state != MRC_PATH_PROBING &&
@@ -130,6 +161,7 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 
 		s->burst_left--;
 		charge(s, p, mrc_max_u64(p->vtime, s->vnow), len);
+		s->last_at = now;
 		return s->last;
 	}
 	s->last = best;
@@ -138,6 +170,7 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		charge(s, &paths[best], best_start, len);
 		s->rr = (u32)best + 1;
 		s->burst_left = s->burst - 1;
+		s->last_at = now;
 	}
 	return best;
 }

@@ -53,6 +53,7 @@ struct mrc_sched {
 	u32 burst;		/* from mrc_sched_cfg */
 	u32 burst_left;		/* more packets the last pick may take */
 	int last;		/* the last pick, or -1 */
+	u64 last_at;		/* when it was made */
 };
 
 void mrc_sched_init(struct mrc_sched *s, u64 seed, u32 burst);
@@ -66,11 +67,12 @@ u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
  * ([PATH-6]). Among paths whose window has room, packets are sprayed in
  * proportion to each path's rate estimate, window / RTT (stride
  * scheduling), in bursts of up to cfg.burst packets; a probing path with
- * nothing in flight goes first. The chosen path is charged for the
- * packet: call only when it will be sent.
+ * nothing in flight goes first. Sparse traffic stays on one path
+ * ([PATH-9]). The chosen path is charged for the packet: call only when
+ * it will be sent.
  */
 int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
-		   u32 len);
+		   u32 len, u64 now);
 
 /* The path's ACK made progress: probing -> active, congestion state. */
 void mrc_sched_on_ack(struct mrc_path *p, u64 now);

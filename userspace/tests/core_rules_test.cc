@@ -345,14 +345,14 @@ TEST(Sched, FailAndReentropy)
 	EXPECT_EQ(p->state, MRC_PATH_FAILED);
 	// [PATH-6] a failed path is skipped
 	for (int i = 0; i < 4; i++)
-		EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), 1);
+		EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), 1);
 	uint16_t old = p->sport;
 	EXPECT_EQ(mrc_sched_maintain(&c->sched, &cfg.sched, c->path, 2, &cfg.path,
 				     &cfg.cc, 5 + cfg.sched.fail_hold_ns), 1u);
 	EXPECT_EQ(p->state, MRC_PATH_PROBING);
 	EXPECT_NE(p->sport, old);
 	// [PATH-4] a probing path with nothing in flight goes first, once
-	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), 0);
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), 0);
 }
 
 // [PATH-6] equal paths share packets evenly, in bursts of cfg.burst
@@ -369,7 +369,7 @@ TEST(Sched, SprayEvenlyInBursts)
 		cfg.sched.burst = burst;
 		ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
 		for (uint32_t i = 0; i < 100 * 4 * burst; i++) {
-			int p = mrc_sched_pick(&c->sched, c->path, 4, 1024);
+			int p = mrc_sched_pick(&c->sched, c->path, 4, 1024, 0);
 
 			ASSERT_GE(p, 0);
 			count[p]++;
@@ -396,19 +396,71 @@ TEST(Sched, BurstYields)
 	ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
 	for (mrc_path &p : c->path)
 		p.state = MRC_PATH_ACTIVE;
-	int first = mrc_sched_pick(&c->sched, c->path, 2, 1024);
+	int first = mrc_sched_pick(&c->sched, c->path, 2, 1024, 0);
 	ASSERT_GE(first, 0);
-	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), first);
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), first);
 	// the window of the burst's path is full: the other path takes over
 	mrc_path *p = &c->path[first];
 	p->tx.inflight_pkts = 1;
 	p->tx.inflight_bytes = p->cc.cwnd;
-	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), 1 - first);
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), 1 - first);
 	p->tx.inflight_pkts = 0;
 	p->tx.inflight_bytes = 0;
 	// a probing path with nothing in flight interrupts a burst
 	p->state = MRC_PATH_PROBING;
-	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024), first);
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), first);
+}
+
+// [PATH-9] packets half an RTT or more apart stay on one path; packets
+// back to back are sprayed; a path that lost, is congested or waits for
+// a probe does not hold sparse traffic
+TEST(Sched, SparseTrafficStaysOnOnePath)
+{
+	std::unique_ptr<mrc_conn> c(new mrc_conn);
+	mrc_conn_cfg cfg;
+	const uint64_t rtt = 100000;	// 100 us
+	uint64_t now = 1000000;
+
+	mrc_conn_cfg_default(&cfg, 4, 1024);
+	ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+	for (mrc_path &p : c->path) {
+		p.state = MRC_PATH_ACTIVE;
+		p.tx.srtt_ns = rtt;
+	}
+	int first = mrc_sched_pick(&c->sched, c->path, 4, 1024, now);
+	ASSERT_GE(first, 0);
+	for (int i = 0; i < 20; i++) {
+		now += rtt / 2;
+		EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 4, 1024, now), first);
+	}
+	// a stream: back to back, every path gets its share
+	uint32_t count[4] = {};
+	for (int i = 0; i < 40; i++)
+		count[mrc_sched_pick(&c->sched, c->path, 4, 1024, ++now)]++;
+	for (uint32_t n : count)
+		EXPECT_GE(n, 8u);
+	// sparse again: whichever path took the last packet keeps the next
+	now += rtt;
+	int last = mrc_sched_pick(&c->sched, c->path, 4, 1024, now);
+	now += rtt;
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 4, 1024, now), last);
+	// ... unless it timed out
+	c->path[last].tx.retries = 1;
+	now += rtt;
+	int next = mrc_sched_pick(&c->sched, c->path, 4, 1024, now);
+	EXPECT_NE(next, last);
+	c->path[last].tx.retries = 0;
+	// ... or is congested
+	c->path[next].state = MRC_PATH_CONGESTED;
+	now += rtt;
+	int after = mrc_sched_pick(&c->sched, c->path, 4, 1024, now);
+	EXPECT_NE(after, next);
+	c->path[next].state = MRC_PATH_ACTIVE;
+	// ... or a probing path waits for its first packet
+	int probe = (after + 1) % 4;
+	c->path[probe].state = MRC_PATH_PROBING;
+	now += rtt;
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 4, 1024, now), probe);
 }
 
 namespace {
