@@ -143,33 +143,86 @@ static u32 mrc_rx_rsn_limit(struct mrc_xp *xp)
 	       (qp->srq ? MRC_CONN_MSGS : mrc_qp_recv_available(qp));
 }
 
+static bool ack_bundles = true;
+module_param(ack_bundles, bool, 0644);
+MODULE_PARM_DESC(ack_bundles,
+		 "send the ACKs of one moment as one datagram, to a peer that takes them ([ENC-9])");
+
+/* [ENC-9] the flag our connection packets carry when we take bundles */
+u16 mrc_rx_bundle_flag(void)
+{
+	return READ_ONCE(ack_bundles) ? MRC_F_BUNDLES : 0;
+}
+
+/*
+ * Encode and seal @pkt at the tail of @skb, which has room for it. Our
+ * own bug if it does not encode: never put on the wire what a peer would
+ * reject.
+ */
+static bool mrc_rx_put_ack(struct sk_buff *skb, struct mrc_pkt *pkt)
+{
+	u32 hlen = mrc_wire_hdr_len(pkt), written;
+	u8 *p = skb_put(skb, hlen + MRC_WIRE_ICRC_LEN);
+	enum mrc_wire_reason r;
+
+	r = mrc_wire_encode_hdr(pkt, p, hlen, &written);
+	if (r != MRC_WIRE_OK) {
+		pr_warn_ratelimited("metaroce: cannot encode an ACK: %s\n",
+				    mrc_wire_reason_str(r));
+		skb_trim(skb, skb->len - hlen - MRC_WIRE_ICRC_LEN);
+		return false;
+	}
+	mrc_wire_seal(p, hlen);
+	return true;
+}
+
+/*
+ * Every ACK due now. To a peer that takes them they leave as bundles
+ * ([ENC-9]): a message whose segments crossed several paths draws an ACK
+ * on each ([REL-13], [REL-18]), and one datagram instead of one per path
+ * saves both ends a trip through their network stacks per path.
+ */
 void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 {
+	u32 room = xp->peer_bundles ? MRC_WIRE_BUNDLE_MAX : 1;
+	struct sk_buff *skb = NULL;
 	struct mrc_ack_info ack;
 
 	while (mrc_conn_ack_next(&xp->conn, now, NULL, &ack)) {
 		struct mrc_pkt pkt = { };
-		struct sk_buff *skb;
-		u32 hlen;
 
 		/* [CC-9] every ACK carries the device's fair share */
 		ack.rate_hint = mrc_share_hint(xp->dev, now);
 		mrc_conn_ack_to_pkt(&ack, &pkt);
+		pkt.flags |= mrc_rx_bundle_flag();
 		pkt.tsval = (u32)now;
 		pkt.cookie = mrc_rx_cookie(xp, &pkt);
 		pkt.ack.rsn_limit = mrc_rx_rsn_limit(xp);
-		hlen = mrc_wire_hdr_len(&pkt);
-		skb = mrc_xp_alloc_skb(xp, hlen + MRC_WIRE_ICRC_LEN);
-		if (!skb)
-			return;
-		skb_put(skb, hlen);
-		if (!mrc_xp_seal(xp, skb, &pkt,
-				 xp->conn.path[ack.path_id].sport,
-				 xp->dscp_ctrl, out)) {
-			mrc_stat_inc(xp->dev, MRC_STAT_ACKS_SENT);
-			mrc_stat_inc(xp->dev, MRC_STAT_ACKS_FOR_DELAY + ack.why);
+		pkt.dst_qpn = xp->dest_qpn;
+		if (skb && skb->len + MRC_WIRE_ACK_PKT_LEN >
+			   room * MRC_WIRE_ACK_PKT_LEN) {
+			__skb_queue_tail(out, skb);
+			skb = NULL;
 		}
+		if (!skb) {
+			skb = mrc_xp_alloc_skb(xp, room * MRC_WIRE_ACK_PKT_LEN);
+			if (!skb)
+				return;
+			/* [ENC-5] a bundle travels as its first path's ACK */
+			mrc_xp_set_route(skb, xp->conn.path[ack.path_id].sport,
+					 xp->dscp_ctrl);
+		}
+		if (!mrc_rx_put_ack(skb, &pkt))
+			continue;
+		mrc_stat_inc(xp->dev, MRC_STAT_ACKS_SENT);
+		mrc_stat_inc(xp->dev, MRC_STAT_ACKS_FOR_DELAY + ack.why);
+		if (skb->len == 2 * MRC_WIRE_ACK_PKT_LEN)
+			mrc_stat_inc(xp->dev, MRC_STAT_ACK_BUNDLES);
 	}
+	if (skb && skb->len)
+		__skb_queue_tail(out, skb);
+	else
+		kfree_skb(skb);
 }
 
 /*
@@ -484,6 +537,8 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 			     MRC_STAT_RX_DROPPED);
 		return;
 	}
+	/* [ENC-9] every packet says whether its sender takes ACK bundles */
+	xp->peer_bundles = pkt->flags & MRC_F_BUNDLES;
 	switch (pkt->type) {
 	case MRC_PKT_ACK:
 		/* also in RTR: a responder's READ/ATOMIC responses are acked */
@@ -516,45 +571,41 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	mrc_xp_arm_timer(xp);
 }
 
-void mrc_rx_rcv(struct sk_buff *skb, bool ce)
+/*
+ * One packet of a datagram: all of it, or one ACK of an ACK bundle
+ * ([ENC-9], @bundled), which must be an ACK to count.
+ */
+static void mrc_rx_one(struct mrc_dev *dev, struct sk_buff *skb,
+		       const u8 *buf, u32 len, bool ce, bool bundled)
 {
+	struct ib_device *ibdev = &dev->ibdev;
 	struct sk_buff_head out;
-	struct ib_device *ibdev;
 	enum mrc_wire_reason r;
-	struct mrc_dev *dev;
 	struct mrc_pkt pkt;
 	struct mrc_qp *qp;
 	struct mrc_xp *xp;
 
-	dev = mrc_dev_get_by_netdev(skb->dev);
-	if (!dev)
-		goto free;
-	ibdev = &dev->ibdev;
-	mrc_stat_inc(dev, MRC_STAT_RX_PACKETS);
-	mrc_stat_add(dev, MRC_STAT_RX_BYTES, skb->len);
-	if (ce)
-		mrc_stat_inc(dev, MRC_STAT_ECN_CE);
-	/* the copies below want the payload in one piece */
-	if (skb_linearize(skb))
-		goto drop;
-	r = mrc_wire_parse(skb->data, skb->len, &pkt);
+	r = mrc_wire_parse(buf, len, &pkt);
+	if (r == MRC_WIRE_OK && bundled && pkt.type != MRC_PKT_ACK)
+		r = MRC_WIRE_E_BAD_TYPE;
 	if (r != MRC_WIRE_OK) {
 		atomic_long_inc(&mrc_rx_malformed);
-		net_dbg_ratelimited("metaroce: %s: dropped malformed packet (%s), %ld so far\n",
+		net_dbg_ratelimited("metaroce: %s: dropped malformed packet (%s%s), %ld so far\n",
 				    dev_name(&ibdev->dev),
 				    mrc_wire_reason_str(r),
+				    bundled ? ", in an ACK bundle" : "",
 				    atomic_long_read(&mrc_rx_malformed));
 		goto drop;
 	}
 	if (pkt.type == MRC_PKT_UD_SEND) {
 		mrc_ud_rcv(ibdev, skb, &pkt);	/* datagrams: ud.c */
-		goto put_dev;
+		return;
 	}
 	qp = mrc_qp_get(ibdev, pkt.dst_qpn);
 	if (!qp) {
 		if (!mrc_linger_rcv(dev, &pkt, ce))
 			goto drop;
-		goto put_dev;
+		return;
 	}
 	xp = mrc_xp_of(qp);
 	if (xp) {
@@ -565,11 +616,37 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 		mrc_xp_unlock_xmit(xp, &out);
 	}
 	mrc_qp_put(qp);
-	goto put_dev;
+	return;
 drop:
 	mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
+}
+
+void mrc_rx_rcv(struct sk_buff *skb, bool ce)
+{
+	struct mrc_dev *dev;
+	u32 i, n;
+
+	dev = mrc_dev_get_by_netdev(skb->dev);
+	if (!dev)
+		goto free;
+	/* datagrams, as on transmit: a bundle counts once */
+	mrc_stat_inc(dev, MRC_STAT_RX_PACKETS);
+	mrc_stat_add(dev, MRC_STAT_RX_BYTES, skb->len);
+	if (ce)
+		mrc_stat_inc(dev, MRC_STAT_ECN_CE);
+	/* the copies below want the payload in one piece */
+	if (skb_linearize(skb)) {
+		mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
+		goto put_dev;
+	}
+	n = mrc_wire_bundle_count(skb->data, skb->len);
+	if (n == 1)
+		mrc_rx_one(dev, skb, skb->data, skb->len, ce, false);
+	for (i = 0; n > 1 && i < n; i++)
+		mrc_rx_one(dev, skb, skb->data + i * MRC_WIRE_ACK_PKT_LEN,
+			   MRC_WIRE_ACK_PKT_LEN, ce, true);
 put_dev:
-	ib_device_put(ibdev);
+	ib_device_put(&dev->ibdev);
 free:
 	kfree_skb(skb);
 }

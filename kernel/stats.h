@@ -37,6 +37,7 @@ enum mrc_stat {
 	MRC_STAT_ACKS_FOR_WINDOW,
 	MRC_STAT_NAKS_SENT,
 	MRC_STAT_NAKS_REPEATED,	/* [OPS-31] to resends of a refused message */
+	MRC_STAT_ACK_BUNDLES,	/* [ENC-9] datagrams of several ACKs sent */
 	MRC_STAT_NUM
 };
 

@@ -353,7 +353,7 @@ static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
 	int err = 0;
 
 	pkt.path_id = seg->path_id;
-	pkt.flags = seg->flags;
+	pkt.flags = seg->flags | mrc_rx_bundle_flag();
 	pkt.stream_id = seg->stream;
 	pkt.psn = seg->psn;
 	pkt.msn = seg->msn;

@@ -77,6 +77,13 @@ struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len)
 	return skb;
 }
 
+/* The sender's port and class ride in the control block until the send. */
+void mrc_xp_set_route(struct sk_buff *skb, u32 sport, u32 dscp)
+{
+	MRC_XP_CB(skb)->sport = sport;
+	MRC_XP_CB(skb)->dscp = dscp;
+}
+
 /*
  * Encode @pkt's headers in front of the payload already in @skb (its
  * first hdr_len bytes were left free), add the ICRC and queue it on @out.
@@ -100,9 +107,7 @@ int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 	}
 	mrc_wire_seal(skb->data, skb->len);
 	skb_put(skb, MRC_WIRE_ICRC_LEN);
-	/* the sender's port and class ride in the control block */
-	MRC_XP_CB(skb)->sport = sport;
-	MRC_XP_CB(skb)->dscp = dscp;
+	mrc_xp_set_route(skb, sport, dscp);
 	__skb_queue_tail(out, skb);
 	return 0;
 }
@@ -299,6 +304,7 @@ static void mrc_xp_reset_locked(struct mrc_xp *xp)
 {
 	xp->live = false;
 	xp->flushed = false;
+	xp->peer_bundles = false;
 	xp->refused_code = 0;
 	xp->sq_head = 0;
 	xp->sq_post = 0;

@@ -119,6 +119,7 @@ struct mrc_xp {
 	bool live;			/* connected: conn is valid */
 	bool dead;			/* destroy began */
 	bool flushed;			/* ERR: held WQEs given back */
+	bool peer_bundles;		/* [ENC-9] the peer takes ACK bundles */
 	u8 refused_code;		/* [OPS-31] the NAK that failed the QP */
 	u32 refused_msn;		/* its message, if refused_code */
 	u32 dest_qpn;
@@ -174,6 +175,7 @@ void mrc_xp_arm_timer(struct mrc_xp *xp);
 void mrc_xp_unlock_xmit(struct mrc_xp *xp, struct sk_buff_head *out);
 void mrc_xp_free(struct mrc_xp *xp);
 struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len);
+void mrc_xp_set_route(struct sk_buff *skb, u32 sport, u32 dscp);
 int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out);
 
@@ -193,6 +195,7 @@ bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 /* rx.c */
 void mrc_rx_rcv(struct sk_buff *skb, bool ce);
 void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
+u16 mrc_rx_bundle_flag(void);
 /*
  * Report finished receives; true if the send engine must run: it queued
  * responses, or a response answered a READ or ATOMIC (the run retires it).

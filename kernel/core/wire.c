@@ -12,8 +12,9 @@
 
 #define MRC_F_DEFINED	(MRC_F_FIRST | MRC_F_LAST | MRC_F_IMM | MRC_F_INV | \
 			 MRC_F_SOLICITED | MRC_F_ACK_REQ | MRC_F_RETX | \
-			 MRC_F_CE_ECHO)
-#define MRC_F_SEQ_COMMON (MRC_F_FIRST | MRC_F_LAST | MRC_F_ACK_REQ | MRC_F_RETX)
+			 MRC_F_CE_ECHO | MRC_F_BUNDLES)
+#define MRC_F_SEQ_COMMON (MRC_F_FIRST | MRC_F_LAST | MRC_F_ACK_REQ | MRC_F_RETX | \
+			  MRC_F_BUNDLES)
 
 /* [PKT-21] extension length per type; 0 marks an unknown type. */
 static const u8 mrc_ext_len[MRC_PKT_TYPE_MAX + 1] = {
@@ -38,9 +39,9 @@ static const u16 mrc_allowed_flags[MRC_PKT_TYPE_MAX + 1] = {
 	[MRC_PKT_READ_RESP]	= MRC_F_SEQ_COMMON,
 	[MRC_PKT_ATOMIC]	= MRC_F_SEQ_COMMON,
 	[MRC_PKT_ATOMIC_RESP]	= MRC_F_SEQ_COMMON,
-	[MRC_PKT_ACK]		= MRC_F_CE_ECHO,
-	[MRC_PKT_NAK]		= 0,
-	[MRC_PKT_PROBE]		= 0,
+	[MRC_PKT_ACK]		= MRC_F_CE_ECHO | MRC_F_BUNDLES,
+	[MRC_PKT_NAK]		= MRC_F_BUNDLES,
+	[MRC_PKT_PROBE]		= MRC_F_BUNDLES,
 	[MRC_PKT_UD_SEND]	= MRC_F_FIRST | MRC_F_LAST | MRC_F_IMM |
 				  MRC_F_SOLICITED,
 };
@@ -195,6 +196,16 @@ static enum mrc_wire_reason mrc_check_ext(const struct mrc_pkt *pkt)
 		return MRC_WIRE_OK;
 	}
 	return MRC_WIRE_E_BAD_TYPE;
+}
+
+u32 mrc_wire_bundle_count(const u8 *buf, u32 len)
+{
+	/* a lone ACK has no payload: anything longer is a bundle or invalid */
+	if (len <= MRC_WIRE_ACK_PKT_LEN || len % MRC_WIRE_ACK_PKT_LEN ||
+	    len / MRC_WIRE_ACK_PKT_LEN > MRC_WIRE_BUNDLE_MAX ||
+	    buf[MRC_WO_TYPE] != MRC_PKT_ACK)
+		return 1;
+	return len / MRC_WIRE_ACK_PKT_LEN;
 }
 
 enum mrc_wire_reason mrc_wire_check(const struct mrc_pkt *pkt)

@@ -66,6 +66,10 @@ extern "C" {
 #define MRC_WIRE_DATA_OVERHEAD	(MRC_WIRE_BASE_LEN + MRC_WIRE_WRITE_LEN + \
 				 MRC_WIRE_IMM_LEN + MRC_WIRE_ICRC_LEN)
 /* Largest header of any type (ACK). */
+/* [ENC-9] an ACK on the wire, and the most of them one datagram bundles */
+#define MRC_WIRE_ACK_PKT_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN + \
+				 MRC_WIRE_ICRC_LEN)
+#define MRC_WIRE_BUNDLE_MAX	8
 #define MRC_WIRE_MAX_HDR_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN)
 /* Smallest valid packet: a base header and the ICRC. */
 #define MRC_WIRE_MIN_PKT_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ICRC_LEN)
@@ -171,6 +175,7 @@ enum mrc_pkt_type {
 #define MRC_F_ACK_REQ		0x0020	/* please acknowledge this path now */
 #define MRC_F_RETX		0x0040	/* retransmission (informational) */
 #define MRC_F_CE_ECHO		0x0080	/* ACK: the acked packet arrived CE */
+#define MRC_F_BUNDLES		0x0100	/* the sender takes ACK bundles ([ENC-9]) */
 
 /* ---- enumerated fields ---- */
 
@@ -360,6 +365,14 @@ enum mrc_wire_reason mrc_wire_encode_hdr(const struct mrc_pkt *pkt, u8 *buf,
  */
 enum mrc_wire_reason mrc_wire_encode(const struct mrc_pkt *pkt, u8 *buf,
 				     u32 cap, u32 *len);
+
+/*
+ * [ENC-9] Packets in the datagram @buf of @len bytes: n >= 2 when it is an
+ * ACK bundle, packet i then being the MRC_WIRE_ACK_PKT_LEN bytes at
+ * i * MRC_WIRE_ACK_PKT_LEN, each to be parsed on its own and dropped
+ * unless it is an ACK; else 1, the whole datagram. Reads buf[1] only.
+ */
+u32 mrc_wire_bundle_count(const u8 *buf, u32 len);
 
 /*
  * Parse and validate a whole packet (the UDP payload, @len bytes).

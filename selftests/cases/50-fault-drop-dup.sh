@@ -4,6 +4,9 @@
 # ibv_rc_pingpong -c (every received buffer checked) still completes at
 # 4 KiB, 64 KiB and 1 MiB. The debugfs counters show the injected drops
 # and duplicates, and guest a's transport counters show retransmissions.
+# Both ends sent ACK bundles ([ENC-9]): a message's segments cross four
+# paths, and the ACKs its end asks for leave as one datagram; the lossy
+# receive on b met them too.
 #
 # The device sits on its own macvlan bf0 over eth1 (10.78.0.0/24), so the
 # case runs beside devices other work keeps on eth0/eth1.
@@ -65,6 +68,14 @@ retransmits() {
 	[ "${r:-0}" -gt 0 ] || fail "no retransmission counted"
 }
 
+bundles() {
+	local n
+	n=$(rdma statistic show link mrcf0/1 |
+		sed -n 's/.* ack_bundles \([0-9]*\).*/\1/p')
+	echo "ack bundles sent: ${n:-none}"
+	[ "${n:-0}" -gt 0 ] || fail "no ACK bundle sent"
+}
+
 # ----------------------------------------------------------------- host side
 case_host_cleanup() {
 	g a down
@@ -81,4 +92,6 @@ pp_run -s 65536 -n 10
 pp_run -s 1048576 -n 3
 g b fault_check
 g a retransmits
+g a bundles
+g b bundles
 echo "ok: 50-fault-drop-dup"

@@ -463,6 +463,49 @@ TEST(WireCodec, ParseHeaderOnlyOuterChecks)
 		  MRC_WIRE_E_BAD_VERSION);
 }
 
+// [ENC-9] an ACK bundle is whole ACKs back to back, each sealed and
+// parsed on its own; anything else is one packet
+TEST(WireCodec, AckBundles)
+{
+	std::vector<u8> d;
+	mrc_pkt p = blank(MRC_PKT_ACK);
+
+	p.flags = MRC_F_BUNDLES;
+	for (u8 path = 0; path < 3; path++) {
+		p.path_id = path;
+		p.ack.cum_psn = 100u * path;
+		auto one = encode(p);
+		ASSERT_EQ(one.size(), (size_t)MRC_WIRE_ACK_PKT_LEN);
+		EXPECT_EQ(mrc_wire_bundle_count(one.data(), (u32)one.size()), 1u);
+		d.insert(d.end(), one.begin(), one.end());
+	}
+	ASSERT_EQ(mrc_wire_bundle_count(d.data(), (u32)d.size()), 3u);
+	for (u32 i = 0; i < 3; i++) {
+		mrc_pkt q;
+		ASSERT_EQ(mrc_wire_parse(d.data() + i * MRC_WIRE_ACK_PKT_LEN,
+					 MRC_WIRE_ACK_PKT_LEN, &q),
+			  MRC_WIRE_OK);
+		EXPECT_EQ(q.type, MRC_PKT_ACK);
+		EXPECT_EQ(q.path_id, i);
+		EXPECT_EQ(q.ack.cum_psn, 100u * i);
+	}
+	// the whole bundle is no single packet
+	mrc_pkt q;
+	EXPECT_NE(mrc_wire_parse(d.data(), (u32)d.size(), &q), MRC_WIRE_OK);
+	// not a whole number of ACKs, more than the most, or not an ACK first
+	EXPECT_EQ(mrc_wire_bundle_count(d.data(), (u32)d.size() - 1), 1u);
+	std::vector<u8> nine;
+	for (int i = 0; i < 3; i++)
+		nine.insert(nine.end(), d.begin(), d.end());
+	EXPECT_EQ(mrc_wire_bundle_count(nine.data(), (u32)nine.size()), 1u);
+	nine.resize(MRC_WIRE_BUNDLE_MAX * MRC_WIRE_ACK_PKT_LEN);
+	EXPECT_EQ(mrc_wire_bundle_count(nine.data(), (u32)nine.size()),
+		  (u32)MRC_WIRE_BUNDLE_MAX);
+	d[MRC_WO_TYPE] = MRC_PKT_SEND;
+	EXPECT_EQ(mrc_wire_bundle_count(d.data(), (u32)d.size()), 1u);
+	EXPECT_EQ(mrc_wire_bundle_count(d.data(), 1), 1u);
+}
+
 TEST(WireCodec, ReasonStrings)
 {
 	for (int r = 0; r < MRC_WIRE_REASON_COUNT; r++) {

@@ -140,7 +140,7 @@ TEST(WireReject, BadHeaderLength)
 // [PKT-12] [PKT-14] [PKT-15] [PKT-56] [PKT-70] [PKT-75] reserved bits.
 TEST(WireReject, ReservedBits)
 {
-	for (int bit = 8; bit < 16; bit++)
+	for (int bit = 9; bit < 16; bit++)
 		EXPECT_EQ(parse_edited("send_only",
 				       [bit](auto &b) {
 					       b[4] |= (u8)(1 << (bit - 8));
@@ -199,8 +199,16 @@ TEST(WireReject, ReservedBits)
 		  MRC_WIRE_E_RESERVED);
 	EXPECT_EQ(check_edited("ack_plain", [](mrc_pkt &p) { p.psn = 1; }),
 		  MRC_WIRE_E_RESERVED);
-	EXPECT_EQ(check_edited("send_only", [](mrc_pkt &p) { p.flags |= 0x100; }),
+	EXPECT_EQ(check_edited("send_only", [](mrc_pkt &p) { p.flags |= 0x200; }),
 		  MRC_WIRE_E_RESERVED);
+	// [PKT-31] BUNDLES (bit 8) on every connection packet, not a datagram
+	for (auto name : {"send_only", "ack_plain", "nak_1", "probe_req"})
+		EXPECT_EQ(check_edited(name,
+				       [](mrc_pkt &p) { p.flags |= MRC_F_BUNDLES; }),
+			  MRC_WIRE_OK) << name;
+	EXPECT_EQ(check_edited("ud_gsi_mad",
+			       [](mrc_pkt &p) { p.flags |= MRC_F_BUNDLES; }),
+		  MRC_WIRE_E_BAD_FLAGS);
 }
 
 // [PKT-31] [PKT-32] [PKT-33] [PKT-42] flags allowed per type and consistent.

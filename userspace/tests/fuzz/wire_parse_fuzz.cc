@@ -5,7 +5,8 @@
 //  - mrc_wire_parse() never reads outside the input (ASan) nor hits UB;
 //  - a packet that parses re-encodes to exactly the same bytes;
 //  - mrc_wire_parse_hdr() agrees with mrc_wire_parse() on headers;
-//  - a hello that parses re-encodes to the same 24 bytes.
+//  - a hello that parses re-encodes to the same 24 bytes;
+//  - an ACK bundle ([ENC-9]) splits into whole ACK-sized packets only.
 // Most random inputs fail the ICRC, which would hide the structure checks
 // from the fuzzer, so when the first byte is even the harness drops it and
 // seals the rest with a correct ICRC before parsing. (A real packet starts
@@ -50,6 +51,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > MRC_WIRE_MAX_PKT_LEN + 1)
 		return 0;
+
+	// [ENC-9] a bundle's ACKs, each on its own
+	u32 n = mrc_wire_bundle_count(data, (u32)size);
+	if (n > 1) {
+		if (n > MRC_WIRE_BUNDLE_MAX || n * MRC_WIRE_ACK_PKT_LEN != size)
+			abort();
+		for (u32 i = 0; i < n; i++)
+			check_packet(data + i * MRC_WIRE_ACK_PKT_LEN,
+				     MRC_WIRE_ACK_PKT_LEN);
+	}
 
 	if (size >= 1 && !(data[0] & 1)) {
 		std::vector<u8> b(data + 1, data + size);
