@@ -28,6 +28,7 @@
 #include "core/wire.h"
 #include "fault.h"
 #include "metaroce.h"
+#include "xport.h"
 
 static DEFINE_MUTEX(mrc_registry_lock);
 static LIST_HEAD(mrc_registry);
@@ -397,6 +398,7 @@ static void __exit mrc_exit(void)
 	/* Waits for newlink calls in flight; no device is created after. */
 	rdma_link_unregister(&mrc_link_ops);
 	mrc_unregister_all();
+	mrc_rx_exit();
 	mrc_fault_exit();
 	unregister_netdevice_notifier(&mrc_netdev_notifier);
 	destroy_workqueue(mrc_wq);

@@ -621,9 +621,48 @@ drop:
 	mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
 }
 
+/*
+ * A datagram in pieces (virtio-net and most NICs put all but the first
+ * bytes of a jumbo frame in page fragments) is gathered into this CPU's
+ * buffer rather than linearized: skb_linearize() allocates a new head
+ * for every such packet, and with init_on_alloc (distribution kernels)
+ * zeroes it, which cost the receiving guest more than the copy itself.
+ * Larger datagrams (reassembled fragments) are still linearized.
+ */
+#define MRC_RX_GATHER_MAX	16384
+static DEFINE_PER_CPU(u8 *, mrc_rx_gather_buf);
+
+/* With BHs off: @skb's bytes in one piece, or NULL. */
+static const u8 *mrc_rx_gather(struct sk_buff *skb)
+{
+	u8 **buf = this_cpu_ptr(&mrc_rx_gather_buf);
+
+	if (!skb_is_nonlinear(skb))
+		return skb->data;
+	if (skb->len > MRC_RX_GATHER_MAX)
+		return skb_linearize(skb) ? NULL : skb->data;
+	if (!*buf)
+		*buf = kmalloc(MRC_RX_GATHER_MAX, GFP_ATOMIC);
+	if (!*buf || skb_copy_bits(skb, 0, *buf, skb->len))
+		return skb_linearize(skb) ? NULL : skb->data;
+	return *buf;
+}
+
+/* Module exit, after the last receive. */
+void mrc_rx_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kfree(per_cpu(mrc_rx_gather_buf, cpu));
+		per_cpu(mrc_rx_gather_buf, cpu) = NULL;
+	}
+}
+
 void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 {
 	struct mrc_dev *dev;
+	const u8 *data;
 	u32 i, n;
 
 	dev = mrc_dev_get_by_netdev(skb->dev);
@@ -635,17 +674,20 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 	if (ce)
 		mrc_stat_inc(dev, MRC_STAT_ECN_CE);
 	/* the copies below want the payload in one piece */
-	if (skb_linearize(skb)) {
+	local_bh_disable();
+	data = mrc_rx_gather(skb);
+	if (!data) {
 		mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
-		goto put_dev;
+		goto enable;
 	}
-	n = mrc_wire_bundle_count(skb->data, skb->len);
+	n = mrc_wire_bundle_count(data, skb->len);
 	if (n == 1)
-		mrc_rx_one(dev, skb, skb->data, skb->len, ce, false);
+		mrc_rx_one(dev, skb, data, skb->len, ce, false);
 	for (i = 0; n > 1 && i < n; i++)
-		mrc_rx_one(dev, skb, skb->data + i * MRC_WIRE_ACK_PKT_LEN,
+		mrc_rx_one(dev, skb, data + i * MRC_WIRE_ACK_PKT_LEN,
 			   MRC_WIRE_ACK_PKT_LEN, ce, true);
-put_dev:
+enable:
+	local_bh_enable();
 	ib_device_put(&dev->ibdev);
 free:
 	kfree_skb(skb);

@@ -194,6 +194,7 @@ bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 
 /* rx.c */
 void mrc_rx_rcv(struct sk_buff *skb, bool ce);
+void mrc_rx_exit(void);
 void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
 u16 mrc_rx_bundle_flag(void);
 /*
