@@ -120,6 +120,7 @@ struct mrc_xp {
 	bool dead;			/* destroy began */
 	bool flushed;			/* ERR: held WQEs given back */
 	bool peer_bundles;		/* [ENC-9] the peer takes ACK bundles */
+	u32 last_send_len;		/* of the last SEND or WRITE taken */
 	u8 refused_code;		/* [OPS-31] the NAK that failed the QP */
 	u32 refused_msn;		/* its message, if refused_code */
 	u32 dest_qpn;

@@ -138,6 +138,18 @@ void mrc_conn_tx_ask_ack(struct mrc_conn *c)
 	c->ask_ack = true;
 }
 
+bool mrc_conn_tx_backlog(const struct mrc_conn *c)
+{
+	u32 s;
+
+	if (c->rq_head != c->rq_tail)
+		return true;
+	for (s = 0; s < c->cfg.nstreams; s++)
+		if (c->txs[s].ssn_send != c->txs[s].ssn_tail)
+			return true;
+	return false;
+}
+
 /* The connection window lets @len more bytes go ([CC-2]). */
 static bool conn_room(struct mrc_conn *c, u32 len)
 {

@@ -256,6 +256,12 @@ void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn);
  */
 void mrc_conn_tx_ask_ack(struct mrc_conn *c);
 
+/*
+ * Bytes posted but not yet sent, or resends queued: what an ACK or the
+ * timer will send, whatever holds it back now (windows, a budget).
+ */
+bool mrc_conn_tx_backlog(const struct mrc_conn *c);
+
 /* The next segment to send at @now, if windows allow; false if none. */
 bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg);
 
