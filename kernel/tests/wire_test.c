@@ -654,7 +654,8 @@ static void mrc_wire_rejects_reserved_flags(struct kunit *test)
 	int bit;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
-	for (bit = 8; bit < 16; bit++) {
+	/* bit 8 is BUNDLES ([ENC-9]) */
+	for (bit = 9; bit < 16; bit++) {
 		mrc_t_pkt(&p, MRC_PKT_SEND, NULL, 0);
 		len = mrc_t_encode(test, &p, buf);
 		put_unaligned_be16(get_unaligned_be16(buf + MRC_WO_FLAGS) |
@@ -687,6 +688,41 @@ static void mrc_wire_rejects_flags_foreign_to_type(struct kunit *test)
 	mrc_t_pkt(&p, MRC_PKT_SEND, (const u8 *)"x", 1);
 	p.flags |= MRC_F_CE_ECHO;
 	KUNIT_EXPECT_EQ(test, mrc_wire_check(&p), MRC_WIRE_E_BAD_FLAGS);
+	/* [PKT-31] BUNDLES on connection packets, never on a datagram */
+	p.flags ^= MRC_F_CE_ECHO | MRC_F_BUNDLES;
+	KUNIT_EXPECT_EQ(test, mrc_wire_check(&p), MRC_WIRE_OK);
+	mrc_t_pkt(&p, MRC_PKT_UD_SEND, (const u8 *)"x", 1);
+	p.flags |= MRC_F_BUNDLES;
+	KUNIT_EXPECT_EQ(test, mrc_wire_check(&p), MRC_WIRE_E_BAD_FLAGS);
+}
+
+/* [ENC-9] whole ACKs back to back are a bundle; nothing else is */
+static void mrc_wire_ack_bundles(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, MRC_T_BUF, GFP_KERNEL);
+	struct mrc_pkt p, out;
+	u32 i, len = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	for (i = 0; i < 3; i++) {
+		mrc_t_pkt(&p, MRC_PKT_ACK, NULL, 0);
+		p.path_id = i;
+		len += mrc_t_encode(test, &p, buf + len);
+	}
+	KUNIT_ASSERT_EQ(test, len, 3u * MRC_WIRE_ACK_PKT_LEN);
+	KUNIT_EXPECT_EQ(test, mrc_wire_bundle_count(buf, len), 3u);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test,
+				mrc_t_parse(test, buf + i * MRC_WIRE_ACK_PKT_LEN,
+					    MRC_WIRE_ACK_PKT_LEN, &out),
+				MRC_WIRE_OK);
+		KUNIT_EXPECT_EQ(test, out.path_id, i);
+	}
+	KUNIT_EXPECT_EQ(test, mrc_wire_bundle_count(buf, MRC_WIRE_ACK_PKT_LEN),
+			1u);
+	KUNIT_EXPECT_EQ(test, mrc_wire_bundle_count(buf, len - 1), 1u);
+	buf[MRC_WO_TYPE] = MRC_PKT_SEND;
+	KUNIT_EXPECT_EQ(test, mrc_wire_bundle_count(buf, len), 1u);
 }
 
 static void mrc_wire_rejects_inconsistent_flags(struct kunit *test)
@@ -1131,6 +1167,7 @@ static struct kunit_case mrc_wire_cases[] = {
 	KUNIT_CASE(mrc_wire_rejects_bad_header_length),
 	KUNIT_CASE(mrc_wire_rejects_reserved_flags),
 	KUNIT_CASE(mrc_wire_rejects_flags_foreign_to_type),
+	KUNIT_CASE(mrc_wire_ack_bundles),
 	KUNIT_CASE(mrc_wire_rejects_inconsistent_flags),
 	KUNIT_CASE(mrc_wire_rejects_reserved_fields),
 	KUNIT_CASE(mrc_wire_rejects_reserved_ext_bytes),
