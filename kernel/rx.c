@@ -155,28 +155,6 @@ u16 mrc_rx_bundle_flag(void)
 }
 
 /*
- * Encode and seal @pkt at the tail of @skb, which has room for it. Our
- * own bug if it does not encode: never put on the wire what a peer would
- * reject.
- */
-static bool mrc_rx_put_ack(struct sk_buff *skb, struct mrc_pkt *pkt)
-{
-	u32 hlen = mrc_wire_hdr_len(pkt), written;
-	u8 *p = skb_put(skb, hlen + MRC_WIRE_ICRC_LEN);
-	enum mrc_wire_reason r;
-
-	r = mrc_wire_encode_hdr(pkt, p, hlen, &written);
-	if (r != MRC_WIRE_OK) {
-		pr_warn_ratelimited("metaroce: cannot encode an ACK: %s\n",
-				    mrc_wire_reason_str(r));
-		skb_trim(skb, skb->len - hlen - MRC_WIRE_ICRC_LEN);
-		return false;
-	}
-	mrc_wire_seal(p, hlen);
-	return true;
-}
-
-/*
  * Every ACK due now. To a peer that takes them they leave as bundles
  * ([ENC-9]): a message whose segments crossed several paths draws an ACK
  * on each ([REL-13], [REL-18]), and one datagram instead of one per path
@@ -198,7 +176,6 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		pkt.tsval = (u32)now;
 		pkt.cookie = mrc_rx_cookie(xp, &pkt);
 		pkt.ack.rsn_limit = mrc_rx_rsn_limit(xp);
-		pkt.dst_qpn = xp->dest_qpn;
 		if (skb && skb->len + MRC_WIRE_ACK_PKT_LEN >
 			   room * MRC_WIRE_ACK_PKT_LEN) {
 			__skb_queue_tail(out, skb);
@@ -212,8 +189,10 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 			mrc_xp_set_route(skb, xp->conn.path[ack.path_id].sport,
 					 xp->dscp_ctrl);
 		}
-		if (!mrc_rx_put_ack(skb, &pkt))
+		if (!mrc_xp_encode(xp, &pkt, skb_tail_pointer(skb),
+				   mrc_wire_hdr_len(&pkt)))
 			continue;
+		skb_put(skb, mrc_wire_hdr_len(&pkt) + MRC_WIRE_ICRC_LEN);
 		mrc_stat_inc(xp->dev, MRC_STAT_ACKS_SENT);
 		mrc_stat_inc(xp->dev, MRC_STAT_ACKS_FOR_DELAY + ack.why);
 		if (skb->len == 2 * MRC_WIRE_ACK_PKT_LEN)

@@ -149,14 +149,6 @@ static void mrc_tx_poll(struct mrc_xp *xp)
 	}
 }
 
-/*
- * The doorbell of a process's SQ (uAPI header; Documentation/design.rst,
- * "Queues and doorbells"). While WQEs are outstanding, an ACK, a response
- * or the retransmit timer runs this engine again and every run pulls the
- * ring, so the process need not ring. Once idle nothing would look: ask
- * for the doorbell again, and look once more if a WQE slipped in while
- * the flag was clear. Outside RTS nothing is pulled; the move to RTS kicks.
- */
 static uint ring_bytes = 16384;
 module_param(ring_bytes, uint, 0644);
 MODULE_PARM_DESC(ring_bytes,
@@ -186,6 +178,14 @@ static bool mrc_tx_poll_ok(struct mrc_xp *xp)
 	       mrc_conn_tx_backlog(&xp->conn);
 }
 
+/*
+ * The doorbell of a process's SQ (uAPI header; Documentation/design.rst,
+ * "Queues and doorbells"). While WQEs are outstanding, an ACK, a response
+ * or the retransmit timer runs this engine again and every run pulls the
+ * ring, so the process need not ring. Once idle nothing would look: ask
+ * for the doorbell again, and look once more if a WQE slipped in while
+ * the flag was clear. Outside RTS nothing is pulled; the move to RTS kicks.
+ */
 static void mrc_tx_doorbell(struct mrc_xp *xp)
 {
 	bool rts = mrc_qp_state(xp->qp) == IB_QPS_RTS;

@@ -85,6 +85,29 @@ void mrc_xp_set_route(struct sk_buff *skb, u32 sport, u32 dscp)
 }
 
 /*
+ * Encode @pkt's headers at @buf and seal the @len bytes from there (the
+ * headers and any payload after them) with the ICRC at @buf + @len. Our
+ * own bug if it does not encode: never put on the wire what a peer would
+ * reject.
+ */
+bool mrc_xp_encode(struct mrc_xp *xp, struct mrc_pkt *pkt, u8 *buf, u32 len)
+{
+	u32 hlen = mrc_wire_hdr_len(pkt);
+	enum mrc_wire_reason r;
+	u32 written;
+
+	pkt->dst_qpn = xp->dest_qpn;
+	r = mrc_wire_encode_hdr(pkt, buf, hlen, &written);
+	if (r != MRC_WIRE_OK) {
+		pr_warn_ratelimited("metaroce: cannot encode type %u: %s\n",
+				    pkt->type, mrc_wire_reason_str(r));
+		return false;
+	}
+	mrc_wire_seal(buf, len);
+	return true;
+}
+
+/*
  * Encode @pkt's headers in front of the payload already in @skb (its
  * first hdr_len bytes were left free), add the ICRC and queue it on @out.
  * Frees @skb on failure.
@@ -92,20 +115,10 @@ void mrc_xp_set_route(struct sk_buff *skb, u32 sport, u32 dscp)
 int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out)
 {
-	u32 hlen = mrc_wire_hdr_len(pkt);
-	enum mrc_wire_reason r;
-	u32 written;
-
-	pkt->dst_qpn = xp->dest_qpn;
-	r = mrc_wire_encode_hdr(pkt, skb->data, hlen, &written);
-	if (r != MRC_WIRE_OK) {
-		/* our own bug: never put on the wire what a peer would reject */
-		pr_warn_ratelimited("metaroce: cannot encode type %u: %s\n",
-				    pkt->type, mrc_wire_reason_str(r));
+	if (!mrc_xp_encode(xp, pkt, skb->data, skb->len)) {
 		kfree_skb(skb);
 		return -EINVAL;
 	}
-	mrc_wire_seal(skb->data, skb->len);
 	skb_put(skb, MRC_WIRE_ICRC_LEN);
 	mrc_xp_set_route(skb, sport, dscp);
 	__skb_queue_tail(out, skb);

@@ -66,11 +66,11 @@ extern "C" {
 #define MRC_WIRE_DATA_OVERHEAD	(MRC_WIRE_BASE_LEN + MRC_WIRE_WRITE_LEN + \
 				 MRC_WIRE_IMM_LEN + MRC_WIRE_ICRC_LEN)
 /* Largest header of any type (ACK). */
+#define MRC_WIRE_MAX_HDR_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN)
 /* [ENC-9] an ACK on the wire, and the most of them one datagram bundles */
 #define MRC_WIRE_ACK_PKT_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN + \
 				 MRC_WIRE_ICRC_LEN)
 #define MRC_WIRE_BUNDLE_MAX	8
-#define MRC_WIRE_MAX_HDR_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN)
 /* Smallest valid packet: a base header and the ICRC. */
 #define MRC_WIRE_MIN_PKT_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ICRC_LEN)
 /* Largest UDP payload over IPv4 (65535 - 20 - 8); also the IPv6 limit we use. */
