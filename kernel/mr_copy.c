@@ -13,6 +13,7 @@
 #include <linux/highmem.h>
 #include <linux/atomic.h>
 #include <linux/overflow.h>
+#include <linux/skbuff.h>
 
 #include "verbs.h"
 
@@ -34,29 +35,46 @@ static void mrc_mr_xlate(struct mrc_mr *mr, struct mrc_xlate *x)
 	spin_unlock_irqrestore(&mr->lock, flags);
 }
 
-static void mrc_copy_chunk(void *mem, void *buf, size_t n,
-			   enum mrc_copy_dir dir)
+/*
+ * The other side of a copy: a flat buffer, or (placement only) received
+ * bytes left in an skb's fragments, so that a jumbo frame is copied once,
+ * into the MR, rather than gathered first.
+ */
+struct mrc_copy_io {
+	enum mrc_copy_dir dir;
+	u8 *buf;
+	const struct sk_buff *skb;	/* instead of @buf: @off bytes in */
+	int off;
+};
+
+static int mrc_copy_chunk(void *mem, struct mrc_copy_io *io, size_t n)
 {
-	if (dir == MRC_COPY_TO_MR)
-		memcpy(mem, buf, n);
+	if (io->skb) {
+		if (skb_copy_bits(io->skb, io->off, mem, n))
+			return -EFAULT;
+		io->off += n;
+		return 0;
+	}
+	if (io->dir == MRC_COPY_TO_MR)
+		memcpy(mem, io->buf, n);
 	else
-		memcpy(buf, mem, n);
+		memcpy(io->buf, mem, n);
+	io->buf += n;
+	return 0;
 }
 
-int mrc_mr_copy(struct mrc_mr *mr, u64 va, void *buf, u64 len,
-		enum mrc_copy_dir dir)
+static int mrc_mr_copy_io(struct mrc_mr *mr, u64 va, struct mrc_copy_io *io,
+			  u64 len)
 {
 	struct mrc_xlate x;
 	u64 offset, page_size;
+	int err;
 
 	if (!len)
 		return 0;
 
-	if (mr->type == IB_MR_TYPE_DMA) {
-		/* virtual DMA: the address is a kernel virtual address */
-		mrc_copy_chunk((void *)(uintptr_t)va, buf, len, dir);
-		return 0;
-	}
+	if (mr->type == IB_MR_TYPE_DMA)	/* the address is a kernel one */
+		return mrc_copy_chunk((void *)(uintptr_t)va, io, len);
 
 	mrc_mr_xlate(mr, &x);
 	if (va < x.iova)
@@ -76,21 +94,39 @@ int mrc_mr_copy(struct mrc_mr *mr, u64 va, void *buf, u64 len,
 			struct page *page = mr->pages[index];
 			void *kaddr = kmap_local_page(page);
 
-			mrc_copy_chunk(kaddr + in_page, buf, n, dir);
+			err = mrc_copy_chunk(kaddr + in_page, io, n);
 			kunmap_local(kaddr);
-			if (dir == MRC_COPY_TO_MR)
+			if (io->dir == MRC_COPY_TO_MR)
 				flush_dcache_page(page);
 		} else {
 			void *kaddr = (void *)(uintptr_t)mr->page_va[index];
 
-			mrc_copy_chunk(kaddr + in_page, buf, n, dir);
+			err = mrc_copy_chunk(kaddr + in_page, io, n);
 		}
+		if (err)
+			return err;
 
-		buf += n;
 		len -= n;
 		offset += n;
 	}
 	return 0;
+}
+
+int mrc_mr_copy(struct mrc_mr *mr, u64 va, void *buf, u64 len,
+		enum mrc_copy_dir dir)
+{
+	struct mrc_copy_io io = { .dir = dir, .buf = buf };
+
+	return mrc_mr_copy_io(mr, va, &io, len);
+}
+
+int mrc_mr_place_skb(struct mrc_mr *mr, u64 va, const struct sk_buff *skb,
+		     int off, u64 len)
+{
+	struct mrc_copy_io io = { .dir = MRC_COPY_TO_MR, .skb = skb,
+				  .off = off };
+
+	return mrc_mr_copy_io(mr, va, &io, len);
 }
 
 int mrc_mr_atomic(struct mrc_mr *mr, u64 va, bool cmp_swap, u64 cmp_add,
@@ -144,11 +180,11 @@ int mrc_mr_atomic(struct mrc_mr *mr, u64 va, bool cmp_swap, u64 cmp_add,
 	return 0;
 }
 
-int mrc_sgl_copy(const struct ib_pd *pd, const struct mrc_sge *sge,
-		 u32 num_sge, u64 offset, void *buf, u64 len,
-		 enum mrc_copy_dir dir)
+static int mrc_sgl_copy_io(const struct ib_pd *pd, const struct mrc_sge *sge,
+			   u32 num_sge, u64 offset, struct mrc_copy_io *io,
+			   u64 len)
 {
-	int need = dir == MRC_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	int need = io->dir == MRC_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
 	u32 i;
 
 	for (i = 0; i < num_sge && len; i++) {
@@ -167,14 +203,32 @@ int mrc_sgl_copy(const struct ib_pd *pd, const struct mrc_sge *sge,
 		mr = mrc_mr_get_checked(pd, sge[i].lkey, va, n, need, &err);
 		if (!mr)
 			return err;
-		err = mrc_mr_copy(mr, va, buf, n, dir);
+		err = mrc_mr_copy_io(mr, va, io, n);
 		mrc_mr_put(mr);
 		if (err)
 			return err;
 
-		buf += n;
 		len -= n;
 		offset = 0;
 	}
 	return len ? -ENOSPC : 0;
+}
+
+int mrc_sgl_copy(const struct ib_pd *pd, const struct mrc_sge *sge,
+		 u32 num_sge, u64 offset, void *buf, u64 len,
+		 enum mrc_copy_dir dir)
+{
+	struct mrc_copy_io io = { .dir = dir, .buf = buf };
+
+	return mrc_sgl_copy_io(pd, sge, num_sge, offset, &io, len);
+}
+
+int mrc_sgl_place_skb(const struct ib_pd *pd, const struct mrc_sge *sge,
+		      u32 num_sge, u64 offset, const struct sk_buff *skb,
+		      int off, u64 len)
+{
+	struct mrc_copy_io io = { .dir = MRC_COPY_TO_MR, .skb = skb,
+				  .off = off };
+
+	return mrc_sgl_copy_io(pd, sge, num_sge, offset, &io, len);
 }

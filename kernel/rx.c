@@ -10,8 +10,10 @@
  * detection makes an ATOMIC run once); their responses are queued in
  * request order when the request completes. ACKs fall due per the core.
  *
- * Nothing reaches memory but through mrc_qp_remote_mr()/mrc_sgl_copy(),
- * i.e. through the single MR check.
+ * Nothing reaches memory but through mrc_qp_remote_mr() and the copies
+ * of mr_copy.c, i.e. through the single MR check. A data packet left in
+ * page fragments by the NIC is validated and placed from them; anything
+ * else is parsed in one piece.
  */
 
 #include <linux/module.h>
@@ -247,8 +249,36 @@ static struct mrc_xp_rmsg *mrc_rx_rmsg(struct mrc_xp *xp,
 	return m;
 }
 
+/*
+ * @pkt's payload into an SGE list at message offset @offset: from its
+ * bytes in one piece, or from @skb, @pkt->hdr_len bytes in, when the
+ * datagram was left in fragments (mrc_rx_in_place()).
+ */
+int mrc_rx_place_sgl(const struct mrc_pkt *pkt, const struct sk_buff *skb,
+		     const struct ib_pd *pd, const struct mrc_sge *sge,
+		     u32 num_sge, u64 offset)
+{
+	if (pkt->payload)
+		return mrc_sgl_copy(pd, sge, num_sge, offset,
+				    (void *)pkt->payload, pkt->payload_len,
+				    MRC_COPY_TO_MR);
+	return mrc_sgl_place_skb(pd, sge, num_sge, offset, skb, pkt->hdr_len,
+				 pkt->payload_len);
+}
+
+/* The same into an MR range at @va. */
+static int mrc_rx_place_mr(const struct mrc_pkt *pkt,
+			   const struct sk_buff *skb, struct mrc_mr *mr, u64 va)
+{
+	if (pkt->payload)
+		return mrc_mr_copy(mr, va, (void *)pkt->payload,
+				   pkt->payload_len, MRC_COPY_TO_MR);
+	return mrc_mr_place_skb(mr, va, skb, pkt->hdr_len, pkt->payload_len);
+}
+
 static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
-			bool ce, struct sk_buff_head *out)
+			const struct sk_buff *skb, bool ce,
+			struct sk_buff_head *out)
 {
 	struct mrc_qp *qp = xp->qp;
 	struct mrc_recv_wqe *rwqe = NULL;
@@ -351,10 +381,9 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	case MRC_PKT_SEND:
 		m->rsn = rsn;
 		if (pkt->payload_len)
-			err = mrc_sgl_copy(qp->ibqp.pd, rwqe->sge,
-					   rwqe->num_sge, pkt->send.offset,
-					   (void *)pkt->payload,
-					   pkt->payload_len, MRC_COPY_TO_MR);
+			err = mrc_rx_place_sgl(pkt, skb, qp->ibqp.pd,
+					       rwqe->sge, rwqe->num_sge,
+					       pkt->send.offset);
 		if (err)
 			m->bad = true;	/* our receive's lkey failed */
 		break;
@@ -362,9 +391,8 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		if (pkt->flags & MRC_F_IMM)
 			m->rsn = rsn;
 		if (mr)
-			err = mrc_mr_copy(mr, pkt->write.va + pkt->write.offset,
-					  (void *)pkt->payload,
-					  pkt->payload_len, MRC_COPY_TO_MR);
+			err = mrc_rx_place_mr(pkt, skb, mr, pkt->write.va +
+					      pkt->write.offset);
 		if (err)
 			mrc_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 		break;
@@ -388,7 +416,7 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	}
 	case MRC_PKT_READ_RESP:
 		m->tag = pkt->read_resp.resp_tag;
-		if (mrc_tx_read_resp_place(xp, pkt))
+		if (mrc_tx_read_resp_place(xp, pkt, skb))
 			m->bad = true;
 		break;
 	case MRC_PKT_ATOMIC_RESP:
@@ -497,7 +525,8 @@ bool mrc_rx_complete(struct mrc_xp *xp)
 	return answered || xp->resp_tail != resp_tail;
 }
 
-static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
+static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt,
+		       const struct sk_buff *skb, bool ce,
 		       struct sk_buff_head *out)
 {
 	enum ib_qp_state state = mrc_qp_state(xp->qp);
@@ -529,7 +558,7 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	case MRC_PKT_PROBE:
 		break;		/* path probing is not used yet */
 	default:
-		mrc_rx_data(xp, now, pkt, ce, out);
+		mrc_rx_data(xp, now, pkt, skb, ce, out);
 		break;
 	}
 	/*
@@ -550,40 +579,34 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt, bool ce,
 	mrc_xp_arm_timer(xp);
 }
 
-/*
- * One packet of a datagram: all of it, or one ACK of an ACK bundle
- * ([ENC-9], @bundled), which must be an ACK to count.
- */
-static void mrc_rx_one(struct mrc_dev *dev, struct sk_buff *skb,
-		       const u8 *buf, u32 len, bool ce, bool bundled)
+static void mrc_rx_malformed_pkt(struct mrc_dev *dev, enum mrc_wire_reason r,
+				 bool bundled)
+{
+	atomic_long_inc(&mrc_rx_malformed);
+	net_dbg_ratelimited("metaroce: %s: dropped malformed packet (%s%s), %ld so far\n",
+			    dev_name(&dev->ibdev.dev), mrc_wire_reason_str(r),
+			    bundled ? ", in an ACK bundle" : "",
+			    atomic_long_read(&mrc_rx_malformed));
+	mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
+}
+
+/* A valid packet to its QP (or the UD receive, or a lingering QPN). */
+static void mrc_rx_dispatch(struct mrc_dev *dev, struct sk_buff *skb,
+			    const struct mrc_pkt *pkt, bool ce)
 {
 	struct ib_device *ibdev = &dev->ibdev;
 	struct sk_buff_head out;
-	enum mrc_wire_reason r;
-	struct mrc_pkt pkt;
 	struct mrc_qp *qp;
 	struct mrc_xp *xp;
 
-	r = mrc_wire_parse(buf, len, &pkt);
-	if (r == MRC_WIRE_OK && bundled && pkt.type != MRC_PKT_ACK)
-		r = MRC_WIRE_E_BAD_TYPE;
-	if (r != MRC_WIRE_OK) {
-		atomic_long_inc(&mrc_rx_malformed);
-		net_dbg_ratelimited("metaroce: %s: dropped malformed packet (%s%s), %ld so far\n",
-				    dev_name(&ibdev->dev),
-				    mrc_wire_reason_str(r),
-				    bundled ? ", in an ACK bundle" : "",
-				    atomic_long_read(&mrc_rx_malformed));
-		goto drop;
-	}
-	if (pkt.type == MRC_PKT_UD_SEND) {
-		mrc_ud_rcv(ibdev, skb, &pkt);	/* datagrams: ud.c */
+	if (pkt->type == MRC_PKT_UD_SEND) {
+		mrc_ud_rcv(ibdev, skb, pkt);	/* datagrams: ud.c */
 		return;
 	}
-	qp = mrc_qp_get(ibdev, pkt.dst_qpn);
+	qp = mrc_qp_get(ibdev, pkt->dst_qpn);
 	if (!qp) {
-		if (!mrc_linger_rcv(dev, &pkt, ce))
-			goto drop;
+		if (!mrc_linger_rcv(dev, pkt, ce))
+			mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
 		return;
 	}
 	xp = mrc_xp_of(qp);
@@ -591,22 +614,88 @@ static void mrc_rx_one(struct mrc_dev *dev, struct sk_buff *skb,
 		__skb_queue_head_init(&out);
 		spin_lock_bh(&xp->lock);
 		if (!xp->dead)
-			mrc_rx_pkt(xp, &pkt, ce, &out);
+			mrc_rx_pkt(xp, pkt, skb, ce, &out);
 		mrc_xp_unlock_xmit(xp, &out);
 	}
 	mrc_qp_put(qp);
-	return;
-drop:
-	mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
 }
 
 /*
- * A datagram in pieces (virtio-net and most NICs put all but the first
- * bytes of a jumbo frame in page fragments) is gathered into this CPU's
- * buffer rather than linearized: skb_linearize() allocates a new head
- * for every such packet, and with init_on_alloc (distribution kernels)
- * zeroes it, which cost the receiving guest more than the copy itself.
- * Larger datagrams (reassembled fragments) are still linearized.
+ * One packet of a datagram: all of it, or one ACK of an ACK bundle
+ * ([ENC-9], @bundled), which must be an ACK to count.
+ */
+static void mrc_rx_one(struct mrc_dev *dev, struct sk_buff *skb,
+		       const u8 *buf, u32 len, bool ce, bool bundled)
+{
+	enum mrc_wire_reason r;
+	struct mrc_pkt pkt;
+
+	r = mrc_wire_parse(buf, len, &pkt);
+	if (r == MRC_WIRE_OK && bundled && pkt.type != MRC_PKT_ACK)
+		r = MRC_WIRE_E_BAD_TYPE;
+	if (r != MRC_WIRE_OK) {
+		mrc_rx_malformed_pkt(dev, r, bundled);
+		return;
+	}
+	mrc_rx_dispatch(dev, skb, &pkt, ce);
+}
+
+/* [INT-6] The ICRC of the first @len bytes of @skb, fragments and all. */
+static u32 mrc_rx_skb_icrc(struct sk_buff *skb, u32 len)
+{
+	u32 state = MRC_WIRE_ICRC_SEED, done = 0, n;
+	struct skb_seq_state st;
+	const u8 *p;
+
+	skb_prepare_seq_read(skb, 0, len, &st);
+	while (done < len && (n = skb_seq_read(done, &p, &st))) {
+		/* a block may run past @len: the ICRC itself follows */
+		n = min(n, len - done);
+		state = mrc_wire_icrc_update(state, p, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return mrc_wire_icrc_final(state);
+}
+
+/*
+ * A data packet whose payload is in @skb's fragments (virtio-net and most
+ * NICs put all but the first bytes of a jumbo frame in pages) is taken
+ * where it lies: headers parsed from the linear part, the ICRC computed
+ * over the fragments, the payload copied from them into its MR or receive
+ * buffer. One copy instead of two (gather, then place). False: not such
+ * a packet, for mrc_rx_gather().
+ */
+static bool mrc_rx_in_place(struct mrc_dev *dev, struct sk_buff *skb,
+			    bool ce)
+{
+	u32 body = skb->len - MRC_WIRE_ICRC_LEN;
+	struct mrc_pkt pkt;
+	__be32 icrc_buf;
+	const __be32 *icrc;
+
+	if (!skb_is_nonlinear(skb) || skb->len < MRC_WIRE_MIN_PKT_LEN ||
+	    mrc_wire_parse_hdr(skb->data, skb_headlen(skb), skb->len,
+			       &pkt) != MRC_WIRE_OK || pkt.payload ||
+	    (pkt.type != MRC_PKT_SEND && pkt.type != MRC_PKT_WRITE &&
+	     pkt.type != MRC_PKT_READ_RESP))
+		return false;
+	icrc = skb_header_pointer(skb, body, sizeof(icrc_buf), &icrc_buf);
+	if (!icrc || mrc_rx_skb_icrc(skb, body) != be32_to_cpup(icrc)) {
+		mrc_rx_malformed_pkt(dev, MRC_WIRE_E_BAD_CRC, false);
+		return true;
+	}
+	mrc_rx_dispatch(dev, skb, &pkt, ce);
+	return true;
+}
+
+/*
+ * Any other datagram in pieces (ACK bundles, UD, requests) is gathered
+ * into this CPU's buffer rather than linearized: skb_linearize()
+ * allocates a new head for every such packet, and with init_on_alloc
+ * (distribution kernels) zeroes it, which cost the receiving guest more
+ * than the copy itself. Larger datagrams (reassembled fragments) are
+ * still linearized.
  */
 #define MRC_RX_GATHER_MAX	16384
 static DEFINE_PER_CPU(u8 *, mrc_rx_gather_buf);
@@ -652,8 +741,10 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 	mrc_stat_add(dev, MRC_STAT_RX_BYTES, skb->len);
 	if (ce)
 		mrc_stat_inc(dev, MRC_STAT_ECN_CE);
-	/* the copies below want the payload in one piece */
 	local_bh_disable();
+	if (mrc_rx_in_place(dev, skb, ce))
+		goto enable;
+	/* the rest is parsed in one piece */
 	data = mrc_rx_gather(skb);
 	if (!data) {
 		mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);

@@ -625,7 +625,8 @@ static struct mrc_xp_swqe *mrc_tx_resp_waiter(struct mrc_xp *xp)
 }
 
 /* The sink of a READ_RESP segment: the READ WQE whose MSN is @tag. */
-int mrc_tx_read_resp_place(struct mrc_xp *xp, const struct mrc_pkt *pkt)
+int mrc_tx_read_resp_place(struct mrc_xp *xp, const struct mrc_pkt *pkt,
+			   const struct sk_buff *skb)
 {
 	struct mrc_send_wqe *wqe;
 	u32 i;
@@ -641,10 +642,9 @@ int mrc_tx_read_resp_place(struct mrc_xp *xp, const struct mrc_pkt *pkt)
 			return -EINVAL;
 		if (!pkt->payload_len)
 			return 0;
-		return mrc_sgl_copy(xp->qp->ibqp.pd, mrc_send_wqe_sge(wqe),
-				    wqe->num_sge, pkt->read_resp.offset,
-				    (void *)pkt->payload, pkt->payload_len,
-				    MRC_COPY_TO_MR);
+		return mrc_rx_place_sgl(pkt, skb, xp->qp->ibqp.pd,
+					mrc_send_wqe_sge(wqe), wqe->num_sge,
+					pkt->read_resp.offset);
 	}
 	return -ENOENT;
 }

@@ -232,6 +232,15 @@ int mrc_mr_copy(struct mrc_mr *mr, u64 va, void *buf, u64 len,
 int mrc_sgl_copy(const struct ib_pd *pd, const struct mrc_sge *sge,
 		 u32 num_sge, u64 offset, void *buf, u64 len,
 		 enum mrc_copy_dir dir);
+/*
+ * Placement from received bytes still in @skb's fragments (@len of them
+ * at @off), as mrc_mr_copy() and mrc_sgl_copy() place from a buffer.
+ */
+int mrc_mr_place_skb(struct mrc_mr *mr, u64 va, const struct sk_buff *skb,
+		     int off, u64 len);
+int mrc_sgl_place_skb(const struct ib_pd *pd, const struct mrc_sge *sge,
+		      u32 num_sge, u64 offset, const struct sk_buff *skb,
+		      int off, u64 len);
 /* 64-bit atomic on an 8-byte aligned, checked address; *orig = old value. */
 int mrc_mr_atomic(struct mrc_mr *mr, u64 va, bool cmp_swap, u64 cmp_add,
 		  u64 swap, u64 *orig);

@@ -189,7 +189,8 @@ void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 void mrc_tx_on_nak(struct mrc_xp *xp, const struct mrc_pkt *pkt);
 void mrc_tx_complete(struct mrc_xp *xp);
 void mrc_tx_flush(struct mrc_xp *xp);
-int mrc_tx_read_resp_place(struct mrc_xp *xp, const struct mrc_pkt *pkt);
+int mrc_tx_read_resp_place(struct mrc_xp *xp, const struct mrc_pkt *pkt,
+			   const struct sk_buff *skb);
 int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig);
 bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 		       u32 len, u32 tag, u64 orig);
@@ -197,6 +198,9 @@ bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 /* rx.c */
 void mrc_rx_rcv(struct sk_buff *skb, bool ce);
 void mrc_rx_exit(void);
+int mrc_rx_place_sgl(const struct mrc_pkt *pkt, const struct sk_buff *skb,
+		     const struct ib_pd *pd, const struct mrc_sge *sge,
+		     u32 num_sge, u64 offset);
 void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
 u16 mrc_rx_bundle_flag(void);
 /*

@@ -45,8 +45,11 @@ struct mrc_t_wire {
 	struct net_device *peer;
 	u32 drop_every;		/* drop every Nth MetaRoCE datagram; 0: none */
 	bool drop_acks;		/* drop every MetaRoCE ACK */
+	u32 split;		/* deliver datagrams in fragments past this */
+	u32 corrupt_every;	/* ... and flip a fragment bit in every Nth */
 	atomic_t seen;
 	atomic_t dropped;
+	atomic_t corrupted;
 };
 
 /* The MetaRoCE packet type of @skb, or -1 if it is not ours. */
@@ -69,6 +72,48 @@ static int mrc_t_our_type(struct sk_buff *skb)
 	return t ? *t : -1;
 }
 
+/*
+ * @skb as virtio-net delivers a jumbo frame: its first @head bytes in the
+ * linear part, the rest in page fragments (of an odd size, so that they
+ * end anywhere); @corrupt flips a bit in the last fragment. On allocation
+ * failure the frame goes as it is.
+ */
+static struct sk_buff *mrc_t_fragment(struct sk_buff *skb, u32 head,
+				      bool corrupt)
+{
+	const u32 chunk = 700;
+	struct sk_buff *n;
+	u32 off, len;
+
+	if (skb->len <= head)
+		return skb;
+	n = alloc_skb(head, GFP_ATOMIC);
+	if (!n)
+		return skb;
+	skb_put(n, head);
+	skb_copy_bits(skb, 0, n->data, head);
+	for (off = head; off < skb->len; off += len) {
+		struct page *page = alloc_page(GFP_ATOMIC);
+
+		len = min(skb->len - off, chunk);
+		if (!page || skb_shinfo(n)->nr_frags == MAX_SKB_FRAGS) {
+			if (page)
+				__free_page(page);
+			kfree_skb(n);
+			return skb;
+		}
+		skb_copy_bits(skb, off, page_address(page), len);
+		if (corrupt && off + len == skb->len)
+			*(u8 *)page_address(page) ^= 0x10;
+		skb_add_rx_frag(n, skb_shinfo(n)->nr_frags, page, 0, len,
+				PAGE_SIZE);
+	}
+	n->dev = skb->dev;	/* dev_forward_skb() compares namespaces */
+	n->protocol = skb->protocol;
+	consume_skb(skb);
+	return n;
+}
+
 static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
 				   struct net_device *ndev)
 {
@@ -78,6 +123,7 @@ static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
 
 	if (type >= 0) {
 		u32 n = atomic_inc_return(&w->seen);
+		bool corrupt;
 
 		if ((w->drop_every && n % w->drop_every == 0) ||
 		    (READ_ONCE(w->drop_acks) && type == MRC_PKT_ACK)) {
@@ -85,6 +131,12 @@ static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
 			dev_kfree_skb_any(skb);
 			return NETDEV_TX_OK;
 		}
+		corrupt = w->corrupt_every && n % w->corrupt_every == 0 &&
+			  skb->len > w->split;
+		if (w->split)
+			skb = mrc_t_fragment(skb, w->split, corrupt);
+		if (corrupt && skb_is_nonlinear(skb))
+			atomic_inc(&w->corrupted);
 	}
 	/* as veth: scrub, eth_type_trans, netif_rx on the other end */
 	dev_forward_skb(w->peer, skb);
@@ -726,6 +778,40 @@ static void mrc_rc_hostile_packets_change_nothing(struct kunit *test)
 }
 
 /*
+ * Datagrams arrive as virtio-net delivers jumbo frames, headers in the
+ * linear part and the payload in page fragments, and every 5th has a bit
+ * flipped in a fragment. WRITE, SEND and READ data is placed straight
+ * from the fragments (rx.c: mrc_rx_in_place()), the ICRC computed over
+ * them drops each corrupted copy, and resends bring every byte intact.
+ */
+static void mrc_rc_fragmented_datagrams(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_wire *wa = netdev_priv(t->e[0].ndev);
+	struct mrc_t_wire *wb = netdev_priv(t->e[1].ndev);
+	/* Ethernet, IPv4, UDP, a WRITE's headers and 8 bytes: ACKs split too */
+	const u32 head = MRC_WIRE_ETH_LEN + MRC_WIRE_IPV4_LEN +
+			 MRC_WIRE_UDP_LEN + MRC_WIRE_BASE_LEN +
+			 MRC_WIRE_WRITE_LEN + MRC_WIRE_IMM_LEN + 8;
+
+	wa->split = head;
+	wb->split = head;
+	wa->corrupt_every = 5;
+	wb->corrupt_every = 5;
+	mrc_t_write(test, t, MRC_T_BUF - 1);
+	mrc_rc_send_lands_in_posted_receive(test);
+	mrc_rc_read_fetches_remote_bytes(test);
+	wa->corrupt_every = 0;
+	wb->corrupt_every = 0;
+	wa->split = 0;
+	wb->split = 0;
+	kunit_info(test, "%d + %d datagrams corrupted\n",
+		   atomic_read(&wa->corrupted), atomic_read(&wb->corrupted));
+	KUNIT_EXPECT_GT(test, atomic_read(&wa->corrupted), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&wb->corrupted), 0);
+}
+
+/*
  * [REL-21] Every ACK of B is lost, and B destroys its QP as soon as the
  * data is in place, as a consumer that saw its completion would. A's
  * resends reach B's lingering transport, whose ACK completes the WRITE
@@ -872,6 +958,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_write_survives_loss),
 	KUNIT_CASE(mrc_rc_reads_survive_loss),
 	KUNIT_CASE(mrc_rc_hostile_packets_change_nothing),
+	KUNIT_CASE(mrc_rc_fragmented_datagrams),
 	KUNIT_CASE(mrc_rc_destroyed_peer_still_acks),
 	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
 	KUNIT_CASE(mrc_rc_resend_into_invalidated_mr),
