@@ -666,6 +666,7 @@ static u32 mrc_rx_skb_icrc(struct sk_buff *skb, u32 len)
  * buffer. One copy instead of two (gather, then place). False: not such
  * a packet, for mrc_rx_gather().
  */
+#define MRC_RX_DATA_HDR_MAX	(MRC_WIRE_DATA_OVERHEAD - MRC_WIRE_ICRC_LEN)
 static bool mrc_rx_in_place(struct mrc_dev *dev, struct sk_buff *skb,
 			    bool ce)
 {
@@ -674,7 +675,13 @@ static bool mrc_rx_in_place(struct mrc_dev *dev, struct sk_buff *skb,
 	__be32 icrc_buf;
 	const __be32 *icrc;
 
+	/*
+	 * virtio-net leaves nothing past the UDP header in the linear part;
+	 * pulling a data packet's largest header there costs a small copy
+	 * (into the head's tailroom, normally)
+	 */
 	if (!skb_is_nonlinear(skb) || skb->len < MRC_WIRE_MIN_PKT_LEN ||
+	    !pskb_may_pull(skb, min_t(u32, skb->len, MRC_RX_DATA_HDR_MAX)) ||
 	    mrc_wire_parse_hdr(skb->data, skb_headlen(skb), skb->len,
 			       &pkt) != MRC_WIRE_OK || pkt.payload ||
 	    (pkt.type != MRC_PKT_SEND && pkt.type != MRC_PKT_WRITE &&

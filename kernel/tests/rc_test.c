@@ -778,8 +778,8 @@ static void mrc_rc_hostile_packets_change_nothing(struct kunit *test)
 }
 
 /*
- * Datagrams arrive as virtio-net delivers jumbo frames, headers in the
- * linear part and the payload in page fragments, and every 5th has a bit
+ * Datagrams arrive as NICs deliver jumbo frames, the first bytes in the
+ * linear part and the rest in page fragments, and every 5th has a bit
  * flipped in a fragment. WRITE, SEND and READ data is placed straight
  * from the fragments (rx.c: mrc_rx_in_place()), the ICRC computed over
  * them drops each corrupted copy, and resends bring every byte intact.
@@ -789,13 +789,14 @@ static void mrc_rc_fragmented_datagrams(struct kunit *test)
 	struct mrc_t_rc *t = test->priv;
 	struct mrc_t_wire *wa = netdev_priv(t->e[0].ndev);
 	struct mrc_t_wire *wb = netdev_priv(t->e[1].ndev);
-	/* Ethernet, IPv4, UDP, a WRITE's headers and 8 bytes: ACKs split too */
-	const u32 head = MRC_WIRE_ETH_LEN + MRC_WIRE_IPV4_LEN +
-			 MRC_WIRE_UDP_LEN + MRC_WIRE_BASE_LEN +
-			 MRC_WIRE_WRITE_LEN + MRC_WIRE_IMM_LEN + 8;
+	/* to B as virtio-net delivers: no byte past the UDP header linear */
+	const u32 udp_end = MRC_WIRE_ETH_LEN + MRC_WIRE_IPV4_LEN +
+			    MRC_WIRE_UDP_LEN;
 
-	wa->split = head;
-	wb->split = head;
+	wa->split = udp_end;
+	/* to A: the largest data header and 8 bytes linear; ACKs split too */
+	wb->split = udp_end + MRC_WIRE_BASE_LEN + MRC_WIRE_WRITE_LEN +
+		    MRC_WIRE_IMM_LEN + 8;
 	wa->corrupt_every = 5;
 	wb->corrupt_every = 5;
 	mrc_t_write(test, t, MRC_T_BUF - 1);
