@@ -317,3 +317,50 @@ TEST(ConnProperty, HotRouteSteersTraffic)
 	EXPECT_GE(gp, 0.95 * 1.218);
 	EXPECT_EQ(a->cc.decreases, 0u);
 }
+
+namespace {
+
+// The bed's operating point (selftests/bench, perftest -t 40): 4 paths,
+// 8 KiB segments, ~75 MB/s, ~0.6 ms round trip, 40 messages posted and
+// completed in order, loss on data and ACKs alike.
+double bed_goodput(double loss, uint32_t len, uint64_t seed)
+{
+	mrcsim::LinkCfg link;
+	mrcsim::Workload wl;
+
+	link.loss = loss;
+	link.rate_bpns = 0.075;
+	link.delay_ns = 300000;
+	wl.streams = 1;
+	wl.min_len = wl.max_len = len;
+	wl.outstanding = 40;
+	wl.messages = scaled(len > 65536 ? 600 : 4000);
+	mrc_conn_cfg cfg = make_cfg(4, 1, 8192);
+	cfg.retry_limit = 7;
+	mrcsim::Sim sim(cfg, link, wl, seed);
+	bool ok = sim.run(600ull * 1000000000);
+	expect_clean(sim, ok, "bed operating point");
+	return (double)sim.stats().bytes_rx / (double)sim.stats().end_ns;
+}
+
+} // namespace
+
+// Issue 6's targets where bench-loss measures them: what the protocol
+// keeps at 1% and 10% loss with 64 KiB and 1 MiB messages, with no guest
+// CPU or link cost in the way. When this test was added: 0.99 / 0.89 for
+// both sizes, while bench-loss measured write 64 KiB at 0.81 / 0.68: the
+// rest of that gap lies in the bed (its sender sent 26% fewer datagrams
+// at 10% loss), not in the protocol's recovery.
+TEST(ConnProperty, GoodputAtTheBedsOperatingPoint)
+{
+	for (uint32_t len : { 65536u, 1048576u }) {
+		double base = bed_goodput(0, len, 1);
+		double g1 = bed_goodput(0.01, len, 2);
+		double g10 = bed_goodput(0.10, len, 3);
+
+		printf("[          ] %u B messages: lossless %.1f MB/s, 1%% loss %.3f, 10%% loss %.3f\n",
+		       len, base * 1000, g1 / base, g10 / base);
+		EXPECT_GE(g1 / base, 0.95) << len << " B, 1% loss";
+		EXPECT_GE(g10 / base, 0.80) << len << " B, 10% loss";
+	}
+}
