@@ -692,6 +692,7 @@ static bool mrc_rx_in_place(struct mrc_dev *dev, struct sk_buff *skb,
 		mrc_rx_malformed_pkt(dev, MRC_WIRE_E_BAD_CRC, false);
 		return true;
 	}
+	mrc_stat_inc(dev, MRC_STAT_RX_IN_PLACE);
 	mrc_rx_dispatch(dev, skb, &pkt, ce);
 	return true;
 }

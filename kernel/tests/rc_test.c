@@ -792,6 +792,8 @@ static void mrc_rc_fragmented_datagrams(struct kunit *test)
 	/* to B as virtio-net delivers: no byte past the UDP header linear */
 	const u32 udp_end = MRC_WIRE_ETH_LEN + MRC_WIRE_IPV4_LEN +
 			    MRC_WIRE_UDP_LEN;
+	u64 in_a = mrc_t_stat(t->e[0].dev, MRC_STAT_RX_IN_PLACE);
+	u64 in_b = mrc_t_stat(t->e[1].dev, MRC_STAT_RX_IN_PLACE);
 
 	wa->split = udp_end;
 	/* to A: the largest data header and 8 bytes linear; ACKs split too */
@@ -810,6 +812,11 @@ static void mrc_rc_fragmented_datagrams(struct kunit *test)
 		   atomic_read(&wa->corrupted), atomic_read(&wb->corrupted));
 	KUNIT_EXPECT_GT(test, atomic_read(&wa->corrupted), 0);
 	KUNIT_EXPECT_GT(test, atomic_read(&wb->corrupted), 0);
+	/* both ends took the data where it lay, headers pulled or not */
+	KUNIT_EXPECT_GT(test, mrc_t_stat(t->e[0].dev, MRC_STAT_RX_IN_PLACE),
+			in_a);
+	KUNIT_EXPECT_GT(test, mrc_t_stat(t->e[1].dev, MRC_STAT_RX_IN_PLACE),
+			in_b);
 }
 
 /*
