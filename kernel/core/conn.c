@@ -45,7 +45,7 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	    cfg->nstreams > MRC_MAX_STREAMS || cfg->mss < 64 ||
 	    cfg->mss > 0xffff || cfg->cc.min_cwnd < cfg->mss ||
 	    cfg->pkt_max < cfg->mss || cfg->pkt_max > 0xffff ||
-	    cfg->pkt_max % cfg->mss ||
+	    cfg->pkt_max % cfg->mss || cfg->rx_max > 0xffff ||
 	    cfg->sched.sport_min > cfg->sched.sport_max)
 		return false;
 
@@ -53,7 +53,7 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	c->cfg = *cfg;
 	mrc_cc_conn_init(&c->cc, &cfg->cc, now);
 	c->cc.npaths = cfg->npaths;
-	mrc_sched_init(&c->sched, cfg->seed, cfg->sched.burst);
+	mrc_sched_init(&c->sched, cfg->seed, &cfg->sched);
 	for (i = 0; i < cfg->npaths; i++) {
 		struct mrc_path *p = &c->path[i];
 
@@ -405,6 +405,7 @@ bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack
 	if (mrc_seq_after(ack->msn_ack, c->peer_msn_ack))
 		c->peer_msn_ack = ack->msn_ack;
 	/* [REL-15] as many whole segments as both ends take */
+	c->peer_rx_max = ack->rx_max;
 	c->tx_pkt = mrc_max_u32(c->cfg.mss,
 				mrc_min_u32(ack->rx_max, c->cfg.pkt_max) /
 				c->cfg.mss * c->cfg.mss);
@@ -778,7 +779,7 @@ bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 	ack->path_id = (u8)i;
 	ack->msn_ack = c->rx_msn_head;
 	ack->rate_hint = share ? mrc_cc_share_hint(share, now) : 0;
-	ack->rx_max = c->cfg.pkt_max;
+	ack->rx_max = c->cfg.rx_max ? c->cfg.rx_max : c->cfg.pkt_max;
 	/*
 	 * [REL-18] a new msn_ack goes with every path's ACK: the sender
 	 * frees a message only once all of its segments are acknowledged.

@@ -50,6 +50,7 @@ struct mrc_conn_cfg {
 	u32 nstreams;		/* 1..MRC_MAX_STREAMS */
 	u32 mss;		/* segment payload bytes, agreed by both ends */
 	u32 pkt_max;		/* payload per packet, n * mss ([REL-15]) */
+	u32 rx_max;		/* payload per packet we accept (0: pkt_max) */
 	u32 tx_isn;		/* first PSN of each of our paths */
 	u32 rx_isn;		/* first PSN of each of the peer's paths */
 	u32 tx_msn;		/* first MSN we send */
@@ -199,6 +200,7 @@ struct mrc_conn {
 	u32 msn_una;		/* oldest MSN whose slot is not free */
 	u32 msn_nxt;		/* next MSN to post */
 	u32 peer_msn_ack;	/* peer completed every MSN before this */
+	u32 peer_rx_max;	/* the peer's latest rx_max; 0 before its first ACK */
 	u32 tx_pkt;		/* payload per packet we send ([REL-15]) */
 	u32 rq_head;		/* resend queue of segment-table indices */
 	u32 rq_tail;

@@ -29,12 +29,15 @@ static u64 xorshift(struct mrc_sched *s)
 	return x;
 }
 
-void mrc_sched_init(struct mrc_sched *s, u64 seed, u32 burst)
+void mrc_sched_init(struct mrc_sched *s, u64 seed,
+		    const struct mrc_sched_cfg *cfg)
 {
 	s->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
 	s->rr = 0;
-	s->burst = burst ? burst : 1;
+	s->burst = cfg->burst ? cfg->burst : 1;
 	s->burst_left = 0;
+	s->burst_bytes = cfg->burst_bytes;
+	s->burst_bytes_left = 0;
 	s->last = -1;
 	s->last_at = 0;
 }
@@ -112,6 +115,27 @@ static bool sparse_stays(const struct mrc_sched *s, const struct mrc_path *paths
 	       !p->tx.retries && path_may_send(p, len);
 }
 
+/* A packet of @len payload bytes on the wire, as a burst counts it. */
+static u32 wire_len(u32 len)
+{
+	return len + MRC_WIRE_DATA_OVERHEAD;
+}
+
+/* The last pick's burst has room for one more packet of @len. */
+static bool burst_fits(const struct mrc_sched *s, u32 len)
+{
+	return s->burst_left &&
+	       (!s->burst_bytes || s->burst_bytes_left >= wire_len(len));
+}
+
+/* A burst starts with a packet of @len. */
+static void burst_start(struct mrc_sched *s, u32 len)
+{
+	s->burst_left = s->burst - 1;
+	s->burst_bytes_left = s->burst_bytes > wire_len(len) ?
+			      s->burst_bytes - wire_len(len) : 0;
+}
+
 int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		   u32 len, u64 now)
 {
@@ -140,7 +164,8 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 	}
 	/*
 	 * [PATH-6] stay on the last path for a burst: consecutive packets of
-	 * one path leave as one segmentation-offload batch. A burst is
+	 * one path leave as one segmentation-offload batch, or small ones as
+	 * one datagram ([ENC-13]; burst_bytes is its room). A burst is
 	 * charged packet by packet, so the shares over time are unchanged,
 	 * and it yields to a probing path, as sparse traffic does ([PATH-9]).
 	 */
@@ -149,17 +174,18 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		struct mrc_path *p = &paths[s->last];
 
 		charge(s, p, mrc_max_u64(p->vtime, s->vnow), len);
-		s->burst_left = s->burst - 1;
+		burst_start(s, len);
 		s->last_at = now;
 		return s->last;
 	}
 	if (best >= 0 && paths[best].state != MRC_PATH_PROBING &&
-	    s->burst_left && s->last >= 0 && (u32)s->last < npaths &&
+	    burst_fits(s, len) && s->last >= 0 && (u32)s->last < npaths &&
 	    paths[s->last].state != MRC_PATH_PROBING &&
 	    path_may_send(&paths[s->last], len)) {
 		struct mrc_path *p = &paths[s->last];
 
 		s->burst_left--;
+		s->burst_bytes_left -= s->burst_bytes ? wire_len(len) : 0;
 		charge(s, p, mrc_max_u64(p->vtime, s->vnow), len);
 		s->last_at = now;
 		return s->last;
@@ -169,7 +195,7 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 	if (best >= 0) {
 		charge(s, &paths[best], best_start, len);
 		s->rr = (u32)best + 1;
-		s->burst_left = s->burst - 1;
+		burst_start(s, len);
 		s->last_at = now;
 	}
 	return best;

@@ -42,6 +42,7 @@ struct mrc_sched_cfg {
 	u32 fail_rtos;		/* consecutive timeouts that fail a path */
 	u64 fail_hold_ns;	/* a failed path rests this long, then re-probes */
 	u32 burst;		/* [PATH-6] packets in a row on one path, >= 1 */
+	u32 burst_bytes;	/* ... and their bytes on the wire (0: any) */
 };
 
 void mrc_sched_cfg_default(struct mrc_sched_cfg *cfg);
@@ -52,11 +53,14 @@ struct mrc_sched {
 	u32 rr;			/* where the next tie-break starts */
 	u32 burst;		/* from mrc_sched_cfg */
 	u32 burst_left;		/* more packets the last pick may take */
+	u32 burst_bytes;	/* from mrc_sched_cfg */
+	u32 burst_bytes_left;	/* ... and bytes */
 	int last;		/* the last pick, or -1 */
 	u64 last_at;		/* when it was made */
 };
 
-void mrc_sched_init(struct mrc_sched *s, u64 seed, u32 burst);
+void mrc_sched_init(struct mrc_sched *s, u64 seed,
+		    const struct mrc_sched_cfg *cfg);
 
 /* A source port in range that no other path of the connection uses. */
 u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
@@ -66,7 +70,8 @@ u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
  * The path for a packet of @len payload bytes, or -1 if none may send now
  * ([PATH-6]). Among paths whose window has room, packets are sprayed in
  * proportion to each path's rate estimate, window / RTT (stride
- * scheduling), in bursts of up to cfg.burst packets; a probing path with
+ * scheduling), in bursts of up to cfg.burst packets and cfg.burst_bytes
+ * bytes (payload plus MRC_WIRE_DATA_OVERHEAD each); a probing path with
  * nothing in flight goes first. Sparse traffic stays on one path
  * ([PATH-9]). The chosen path is charged for the packet: call only when
  * it will be sent.

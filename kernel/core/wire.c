@@ -208,6 +208,74 @@ u32 mrc_wire_bundle_count(const u8 *buf, u32 len)
 	return len / MRC_WIRE_ACK_PKT_LEN;
 }
 
+enum mrc_wire_reason mrc_wire_pbundle_parse(const u8 *buf, u32 avail,
+					    u32 len,
+					    struct mrc_wire_pbundle *out)
+{
+	u32 i, n, off;
+
+	if (len > MRC_WIRE_MAX_PKT_LEN)
+		return MRC_WIRE_E_TOO_LONG;
+	if (avail > len)
+		avail = len;
+	if (avail < MRC_WO_PBUNDLE_LENS)
+		return MRC_WIRE_E_TRUNCATED;
+	if (buf[MRC_WO_VERSION] != MRC_WIRE_VERSION)
+		return MRC_WIRE_E_BAD_VERSION;
+	if (buf[MRC_WO_TYPE] != MRC_PKT_BUNDLE)
+		return MRC_WIRE_E_BAD_TYPE;
+	n = buf[MRC_WO_PBUNDLE_COUNT];
+	if (n < MRC_WIRE_PBUNDLE_MIN || n > MRC_WIRE_PBUNDLE_MAX)
+		return MRC_WIRE_E_BAD_LENGTH;
+	off = mrc_wire_pbundle_hdr_len(n);
+	if (avail < off)
+		return MRC_WIRE_E_TRUNCATED;
+	/* the reserved byte and an odd count's padding */
+	if (buf[MRC_WO_PBUNDLE_RSVD] || (n % 2 && mrc_get_be16(buf + MRC_WO_PBUNDLE_LENS + 2 * n)))
+		return MRC_WIRE_E_RESERVED;
+	out->count = n;
+	out->hdr_len = off;
+	for (i = 0; i < n; i++) {
+		u32 plen = mrc_get_be16(buf + MRC_WO_PBUNDLE_LENS + 2 * i);
+
+		if (plen < MRC_WIRE_MIN_PKT_LEN || plen > len - off)
+			return MRC_WIRE_E_BAD_LENGTH;
+		out->off[i] = (u16)off;
+		out->len[i] = (u16)plen;
+		off += plen;
+	}
+	/* nothing may follow the last packet */
+	return off == len ? MRC_WIRE_OK : MRC_WIRE_E_BAD_LENGTH;
+}
+
+enum mrc_wire_reason mrc_wire_pbundle_encode_hdr(const u16 *lens, u32 count,
+						 u8 *buf, u32 cap)
+{
+	u32 i, hlen = mrc_wire_pbundle_hdr_len(count), total;
+
+	if (count < MRC_WIRE_PBUNDLE_MIN || count > MRC_WIRE_PBUNDLE_MAX)
+		return MRC_WIRE_E_BAD_LENGTH;
+	if (cap < hlen)
+		return MRC_WIRE_E_NO_SPACE;
+	total = hlen;
+	for (i = 0; i < count; i++) {
+		if (lens[i] < MRC_WIRE_MIN_PKT_LEN)
+			return MRC_WIRE_E_BAD_LENGTH;
+		total += lens[i];
+	}
+	if (total > MRC_WIRE_MAX_PKT_LEN)
+		return MRC_WIRE_E_TOO_LONG;
+	buf[MRC_WO_VERSION] = MRC_WIRE_VERSION;
+	buf[MRC_WO_TYPE] = MRC_PKT_BUNDLE;
+	buf[MRC_WO_PBUNDLE_COUNT] = (u8)count;
+	buf[MRC_WO_PBUNDLE_RSVD] = 0;
+	for (i = 0; i < count; i++)
+		mrc_put_be16(buf + MRC_WO_PBUNDLE_LENS + 2 * i, lens[i]);
+	if (count % 2)
+		mrc_put_be16(buf + MRC_WO_PBUNDLE_LENS + 2 * count, 0);
+	return MRC_WIRE_OK;
+}
+
 enum mrc_wire_reason mrc_wire_check(const struct mrc_pkt *pkt)
 {
 	u16 flags = pkt->flags;

@@ -71,6 +71,15 @@ extern "C" {
 #define MRC_WIRE_ACK_PKT_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN + \
 				 MRC_WIRE_ICRC_LEN)
 #define MRC_WIRE_BUNDLE_MAX	8
+/*
+ * [ENC-13] a packet bundle: 4 bytes (version, type BUNDLE, count, 0), then
+ * count be16 packet lengths padded to 4 bytes, then the packets
+ */
+#define MRC_WIRE_PBUNDLE_MIN	2
+#define MRC_WIRE_PBUNDLE_MAX	32
+#define MRC_WO_PBUNDLE_COUNT	2	/* u8 */
+#define MRC_WO_PBUNDLE_RSVD	3	/* u8, zero */
+#define MRC_WO_PBUNDLE_LENS	4	/* be16 per packet */
 /* Smallest valid packet: a base header and the ICRC. */
 #define MRC_WIRE_MIN_PKT_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ICRC_LEN)
 /* Largest UDP payload over IPv4 (65535 - 20 - 8); also the IPv6 limit we use. */
@@ -163,6 +172,8 @@ enum mrc_pkt_type {
 	MRC_PKT_PROBE		= 9,
 	MRC_PKT_UD_SEND		= 10,	/* datagram, unreliable ([PKT-85]) */
 	MRC_PKT_TYPE_MAX	= MRC_PKT_UD_SEND,
+	/* not a packet: the header of a packet bundle ([ENC-13]) */
+	MRC_PKT_BUNDLE		= 11,
 };
 
 /* ---- base flags ([PKT-30]) ---- */
@@ -373,6 +384,44 @@ enum mrc_wire_reason mrc_wire_encode(const struct mrc_pkt *pkt, u8 *buf,
  * unless it is an ACK; else 1, the whole datagram. Reads buf[1] only.
  */
 u32 mrc_wire_bundle_count(const u8 *buf, u32 len);
+
+/* [ENC-13] a packet bundle's layout: packet i is len[i] bytes at off[i] */
+struct mrc_wire_pbundle {
+	u32 count;
+	u32 hdr_len;		/* header and length table */
+	u16 off[MRC_WIRE_PBUNDLE_MAX];
+	u16 len[MRC_WIRE_PBUNDLE_MAX];
+};
+
+/* Bytes of a bundle's header and length table for @count packets. */
+static inline u32 mrc_wire_pbundle_hdr_len(u32 count)
+{
+	return MRC_WO_PBUNDLE_LENS + 4 * ((count + 1) / 2);
+}
+
+/* Is the datagram at @buf (@avail >= 2 bytes contiguous) a packet bundle? */
+static inline bool mrc_wire_is_pbundle(const u8 *buf, u32 avail)
+{
+	return avail >= 2 && buf[MRC_WO_VERSION] == MRC_WIRE_VERSION &&
+	       buf[MRC_WO_TYPE] == MRC_PKT_BUNDLE;
+}
+
+/*
+ * Split the bundle datagram of @len bytes, of which @avail are contiguous
+ * at @buf (the header and table must be), into @out. Validates the
+ * layout only: every packet is then parsed on its own ([PKT-99]).
+ */
+enum mrc_wire_reason mrc_wire_pbundle_parse(const u8 *buf, u32 avail,
+					    u32 len,
+					    struct mrc_wire_pbundle *out);
+
+/*
+ * Write the header and table of a bundle of @count packets of the
+ * lengths @lens at @buf (@cap bytes); the packets follow at
+ * mrc_wire_pbundle_hdr_len(@count).
+ */
+enum mrc_wire_reason mrc_wire_pbundle_encode_hdr(const u16 *lens, u32 count,
+						 u8 *buf, u32 cap);
 
 /*
  * Parse and validate a whole packet (the UDP payload, @len bytes).

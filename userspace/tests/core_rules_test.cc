@@ -384,6 +384,43 @@ TEST(Sched, SprayEvenlyInBursts)
 	}
 }
 
+// [PATH-6] with burst_bytes a burst is what one bundle carries ([ENC-13]):
+// small packets fill it, packets too large to share one are sprayed singly
+TEST(Sched, BurstBytesBoundABurst)
+{
+	const uint32_t room = 8952;	// a 9000-byte MTU's datagram
+	struct Case {
+		uint32_t len, want_run;
+	} cases[] = {
+		{ 64, 32 },	// the packet limit first
+		{ 4096, 2 },	// 2 * 4160 fit, 3 do not
+		{ 8192, 1 },	// one 8 KiB packet per datagram
+	};
+	for (const Case &k : cases) {
+		std::unique_ptr<mrc_conn> c(new mrc_conn);
+		mrc_conn_cfg cfg;
+		int prev = -1;
+		uint32_t run = 0, longest = 0;
+
+		mrc_conn_cfg_default(&cfg, 4, 4096);
+		cfg.sched.burst = 32;
+		cfg.sched.burst_bytes = room;
+		ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+		for (uint32_t i = 0; i < 4 * 32 * 4; i++) {
+			int p = mrc_sched_pick(&c->sched, c->path, 4, k.len, 0);
+
+			ASSERT_GE(p, 0);
+			run = p == prev ? run + 1 : 1;
+			longest = run > longest ? run : longest;
+			EXPECT_LE(run * (k.len + MRC_WIRE_DATA_OVERHEAD),
+				  k.want_run == 1 ? k.len + MRC_WIRE_DATA_OVERHEAD
+						  : room) << k.len;
+			prev = p;
+		}
+		EXPECT_EQ(longest, k.want_run) << k.len;
+	}
+}
+
 // [PATH-6] a burst ends early when its path's window is full, and yields
 // to a probing path ([PATH-4])
 TEST(Sched, BurstYields)
@@ -588,6 +625,16 @@ TEST(Conn, MultiSegmentPacketsFollowPeerAck)
 	ack.rx_max = 2500;	// not a multiple of the segment size
 	mrc_conn_on_ack(p.a.get(), 80, &ack);
 	EXPECT_EQ(p.a->tx_pkt, 2048u);
+	EXPECT_EQ(p.a->peer_rx_max, 2500u);	// as said: bundles use it all
+
+	// a receiver advertises what its MTU carries, not rounded to segments
+	p.b->cfg.rx_max = 3300;
+	mrc_path_rx_ack_now(&p.b->path[0].rx, MRC_ACK_WHY_MSG);
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 90, nullptr, &ack));
+	EXPECT_EQ(ack.rx_max, 3300u);
+	mrc_conn_on_ack(p.a.get(), 100, &ack);
+	EXPECT_EQ(p.a->tx_pkt, 3072u);
+	EXPECT_EQ(p.a->peer_rx_max, 3300u);
 }
 
 // [ENC-25] [REL-15] each segment of a multi-segment packet is placed once;

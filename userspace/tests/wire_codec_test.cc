@@ -506,6 +506,84 @@ TEST(WireCodec, AckBundles)
 	EXPECT_EQ(mrc_wire_bundle_count(d.data(), 1), 1u);
 }
 
+// [ENC-13] a packet bundle: header, length table, whole packets; every
+// packet parses on its own, and the bundle as a whole is no packet
+TEST(WireCodec, PacketBundles)
+{
+	const auto &samples = wire_samples();
+	std::vector<std::vector<u8>> pkts;
+	std::vector<u16> lens;
+
+	for (const auto &s : samples) {
+		if (s.pkt.type == MRC_PKT_UD_SEND || pkts.size() == 5)
+			continue;
+		pkts.push_back(encode(s.pkt));
+		lens.push_back((u16)pkts.back().size());
+	}
+	ASSERT_EQ(pkts.size(), 5u);
+	for (u32 n = MRC_WIRE_PBUNDLE_MIN; n <= 5; n++) {
+		u32 hlen = mrc_wire_pbundle_hdr_len(n);
+		// 4 bytes, then the be16 lengths padded to 4
+		EXPECT_EQ(hlen, 4 + 4 * ((n + 1) / 2));
+		std::vector<u8> d(hlen, 0xee);
+		ASSERT_EQ(mrc_wire_pbundle_encode_hdr(lens.data(), n, d.data(),
+						      hlen),
+			  MRC_WIRE_OK);
+		EXPECT_EQ(d[0], MRC_WIRE_VERSION);
+		EXPECT_EQ(d[1], MRC_PKT_BUNDLE);
+		EXPECT_EQ(d[2], n);
+		EXPECT_EQ(d[3], 0);
+		EXPECT_EQ((u32)(d[4] << 8 | d[5]), lens[0]);
+		if (n % 2) {
+			EXPECT_EQ(d[hlen - 2], 0);
+			EXPECT_EQ(d[hlen - 1], 0);
+		}
+		for (u32 i = 0; i < n; i++)
+			d.insert(d.end(), pkts[i].begin(), pkts[i].end());
+		EXPECT_TRUE(mrc_wire_is_pbundle(d.data(), (u32)d.size()));
+		mrc_wire_pbundle b;
+		ASSERT_EQ(mrc_wire_pbundle_parse(d.data(), hlen, (u32)d.size(),
+						 &b),
+			  MRC_WIRE_OK);
+		ASSERT_EQ(b.count, n);
+		EXPECT_EQ(b.hdr_len, hlen);
+		for (u32 i = 0; i < n; i++) {
+			mrc_pkt q;
+			ASSERT_EQ(b.len[i], lens[i]);
+			ASSERT_EQ(mrc_wire_parse(d.data() + b.off[i], b.len[i],
+						 &q),
+				  MRC_WIRE_OK);
+			EXPECT_EQ(encode(q), pkts[i]);
+		}
+		mrc_pkt q;
+		EXPECT_NE(mrc_wire_parse(d.data(), (u32)d.size(), &q),
+			  MRC_WIRE_OK);
+		EXPECT_EQ(mrc_wire_bundle_count(d.data(), (u32)d.size()), 1u);
+	}
+	// a lone packet is no bundle
+	EXPECT_FALSE(mrc_wire_is_pbundle(pkts[0].data(), (u32)pkts[0].size()));
+	// the encoder refuses what a receiver would
+	u8 buf[128];
+	u16 big[MRC_WIRE_PBUNDLE_MAX + 1];
+	for (auto &l : big)
+		l = 100;
+	EXPECT_EQ(mrc_wire_pbundle_encode_hdr(big, 1, buf, sizeof(buf)),
+		  MRC_WIRE_E_BAD_LENGTH);
+	EXPECT_EQ(mrc_wire_pbundle_encode_hdr(big, MRC_WIRE_PBUNDLE_MAX + 1,
+					      buf, sizeof(buf)),
+		  MRC_WIRE_E_BAD_LENGTH);
+	EXPECT_EQ(mrc_wire_pbundle_encode_hdr(big, MRC_WIRE_PBUNDLE_MAX, buf,
+					      mrc_wire_pbundle_hdr_len(
+						      MRC_WIRE_PBUNDLE_MAX) - 1),
+		  MRC_WIRE_E_NO_SPACE);
+	big[1] = MRC_WIRE_MIN_PKT_LEN - 1;
+	EXPECT_EQ(mrc_wire_pbundle_encode_hdr(big, 2, buf, sizeof(buf)),
+		  MRC_WIRE_E_BAD_LENGTH);
+	big[0] = big[1] = 40000;
+	EXPECT_EQ(mrc_wire_pbundle_encode_hdr(big, 2, buf, sizeof(buf)),
+		  MRC_WIRE_E_TOO_LONG);
+}
+
 TEST(WireCodec, ReasonStrings)
 {
 	for (int r = 0; r < MRC_WIRE_REASON_COUNT; r++) {

@@ -455,3 +455,70 @@ TEST(WireBoundary, RandomHeadersResealed)
 	}
 	EXPECT_GT(ok, 1000);
 }
+
+// [ENC-13] a bundle whose layout is wrong is dropped whole: its packets
+// cannot be told apart
+TEST(WireReject, PacketBundleLayout)
+{
+	std::vector<u8> a = encode(wire_samples()[0].pkt);
+	std::vector<u8> b = encode(wire_samples()[1].pkt);
+	u16 lens[3] = { (u16)a.size(), (u16)b.size(), (u16)a.size() };
+	auto bundle = [&](u32 n) {
+		std::vector<u8> d(mrc_wire_pbundle_hdr_len(n));
+		EXPECT_EQ(mrc_wire_pbundle_encode_hdr(lens, n, d.data(),
+						      (u32)d.size()),
+			  MRC_WIRE_OK);
+		for (u32 i = 0; i < n; i++) {
+			const auto &p = i == 1 ? b : a;
+			d.insert(d.end(), p.begin(), p.end());
+		}
+		return d;
+	};
+	auto split = [](const std::vector<u8> &d, u32 avail) {
+		mrc_wire_pbundle out;
+		return mrc_wire_pbundle_parse(d.data(), avail, (u32)d.size(),
+					      &out);
+	};
+	auto ok2 = bundle(2), ok3 = bundle(3);
+	ASSERT_EQ(split(ok2, (u32)ok2.size()), MRC_WIRE_OK);
+	ASSERT_EQ(split(ok3, (u32)ok3.size()), MRC_WIRE_OK);
+
+	auto d = ok2;
+	d[0] = 2;
+	EXPECT_EQ(split(d, (u32)d.size()), MRC_WIRE_E_BAD_VERSION);
+	d = ok2;
+	d[1] = MRC_PKT_ACK;
+	EXPECT_EQ(split(d, (u32)d.size()), MRC_WIRE_E_BAD_TYPE);
+	for (u8 n : { 0, 1, MRC_WIRE_PBUNDLE_MAX + 1, 255 }) {
+		d = ok2;
+		d[2] = n;
+		EXPECT_EQ(split(d, (u32)d.size()), MRC_WIRE_E_BAD_LENGTH) << +n;
+	}
+	d = ok2;
+	d[3] = 1;
+	EXPECT_EQ(split(d, (u32)d.size()), MRC_WIRE_E_RESERVED);
+	d = ok3;	// an odd count's padding
+	d[mrc_wire_pbundle_hdr_len(3) - 1] = 1;
+	EXPECT_EQ(split(d, (u32)d.size()), MRC_WIRE_E_RESERVED);
+	// lengths: too small, past the end, not adding up
+	d = ok2;
+	d[4] = 0;
+	d[5] = MRC_WIRE_MIN_PKT_LEN - 1;
+	EXPECT_EQ(split(d, (u32)d.size()), MRC_WIRE_E_BAD_LENGTH);
+	d = ok2;
+	d[6] = 0xff;
+	EXPECT_EQ(split(d, (u32)d.size()), MRC_WIRE_E_BAD_LENGTH);
+	d = ok2;
+	d.push_back(0);
+	EXPECT_EQ(split(d, (u32)d.size()), MRC_WIRE_E_BAD_LENGTH);
+	d = ok2;
+	d.pop_back();
+	EXPECT_EQ(split(d, (u32)d.size()), MRC_WIRE_E_BAD_LENGTH);
+	// the table must be in the contiguous part; nothing read past it
+	EXPECT_EQ(split(ok3, mrc_wire_pbundle_hdr_len(3) - 1),
+		  MRC_WIRE_E_TRUNCATED);
+	EXPECT_EQ(split(ok3, mrc_wire_pbundle_hdr_len(3)), MRC_WIRE_OK);
+	EXPECT_EQ(split(ok2, 3), MRC_WIRE_E_TRUNCATED);
+	d.assign(MRC_WIRE_MAX_PKT_LEN + 1, 0);
+	EXPECT_EQ(split(d, 16), MRC_WIRE_E_TOO_LONG);
+}

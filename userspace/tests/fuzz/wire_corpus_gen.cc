@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Writes the seed corpora of the wire fuzzers. wire_parse: every sample
 // packet as is, the same behind a 0x00 mode byte (the harness reseals
-// those), and a CM hello. wire_encode: every sample as the description
+// those), a packet bundle of three and a CM hello. wire_encode: every sample as the description
 // wire_encode_fuzz reads. Usage: wire_corpus_gen CORPUS_ROOT (writes
 // CORPUS_ROOT/wire_parse and CORPUS_ROOT/wire_encode, which must exist).
 // Build by hand if no CMake target builds it (from the repository root):
@@ -44,6 +44,19 @@ int main(int argc, char **argv)
 			return 1;
 		n += 3;
 	}
+	// [ENC-13] a packet bundle of the first three samples
+	std::vector<u8> pb(mrc_wire_pbundle_hdr_len(3));
+	u16 lens[3];
+	for (u32 i = 0; i < 3; i++) {
+		auto b = mrc_test::encode(mrc_test::wire_samples()[i].pkt);
+		lens[i] = (u16)b.size();
+		pb.insert(pb.end(), b.begin(), b.end());
+	}
+	if (mrc_wire_pbundle_encode_hdr(lens, 3, pb.data(), (u32)pb.size()) !=
+		    MRC_WIRE_OK ||
+	    !put(dir + "/bundle", pb.data(), pb.size()))
+		return 1;
+	n++;
 	mrc_hello h = {1, 1, 16, 12, MRC_CAP_ATOMIC, 0x1234abcd,
 		       MRC_WIRE_UDP_PORT, 8};
 	u8 hb[MRC_HELLO_LEN];

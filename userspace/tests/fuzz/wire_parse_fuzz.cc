@@ -6,7 +6,9 @@
 //  - a packet that parses re-encodes to exactly the same bytes;
 //  - mrc_wire_parse_hdr() agrees with mrc_wire_parse() on headers;
 //  - a hello that parses re-encodes to the same 24 bytes;
-//  - an ACK bundle ([ENC-9]) splits into whole ACK-sized packets only.
+//  - an ACK bundle ([ENC-9]) splits into whole ACK-sized packets only;
+//  - a packet bundle ([ENC-13]) that splits covers the datagram exactly
+//    with packets in order, each then parsed on its own.
 // Most random inputs fail the ICRC, which would hide the structure checks
 // from the fuzzer, so when the first byte is even the harness drops it and
 // seals the rest with a correct ICRC before parsing. (A real packet starts
@@ -60,6 +62,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (u32 i = 0; i < n; i++)
 			check_packet(data + i * MRC_WIRE_ACK_PKT_LEN,
 				     MRC_WIRE_ACK_PKT_LEN);
+	}
+
+	// [ENC-13] a packet bundle's packets, each on its own
+	mrc_wire_pbundle pb;
+	if (mrc_wire_pbundle_parse(data, (u32)size, (u32)size, &pb) ==
+	    MRC_WIRE_OK) {
+		u32 end = pb.hdr_len;
+		if (pb.count < MRC_WIRE_PBUNDLE_MIN ||
+		    pb.count > MRC_WIRE_PBUNDLE_MAX ||
+		    pb.hdr_len != mrc_wire_pbundle_hdr_len(pb.count))
+			abort();
+		for (u32 i = 0; i < pb.count; i++) {
+			if (pb.off[i] != end || pb.len[i] < MRC_WIRE_MIN_PKT_LEN)
+				abort();
+			check_packet(data + pb.off[i], pb.len[i]);
+			end += pb.len[i];
+		}
+		if (end != size)
+			abort();
+		std::vector<u8> hdr(pb.hdr_len);
+		if (mrc_wire_pbundle_encode_hdr(pb.len, pb.count, hdr.data(),
+						pb.hdr_len) != MRC_WIRE_OK ||
+		    memcmp(hdr.data(), data, pb.hdr_len))
+			abort();
 	}
 
 	if (size >= 1 && !(data[0] & 1)) {
