@@ -525,27 +525,30 @@ bool mrc_rx_complete(struct mrc_xp *xp)
 	return answered || xp->resp_tail != resp_tail;
 }
 
-static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt,
+/*
+ * One packet for @xp; true if it was taken and mrc_rx_pkts_done() must
+ * follow (once for all packets of a datagram).
+ */
+static bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		       const struct sk_buff *skb, bool ce,
 		       struct sk_buff_head *out)
 {
 	enum ib_qp_state state = mrc_qp_state(xp->qp);
-	u64 now = ktime_get_ns();
 
 	if (xp->live && mrc_rx_refused_again(xp, pkt, state) &&
 	    mrc_rx_cookie_ok(xp, pkt)) {
 		mrc_rx_nak(xp, pkt, xp->refused_code, 0, out);
 		mrc_stat_inc(xp->dev, MRC_STAT_NAKS_REPEATED);
-		return;
+		return false;
 	}
 	/* [PKT-16] packets of another (earlier) connection are not ours */
 	if (!xp->live || !mrc_rx_state_ok(state) ||
 	    !mrc_rx_cookie_ok(xp, pkt)) {
 		mrc_stat_inc(to_mrc_dev(xp->qp->ibqp.device),
 			     MRC_STAT_RX_DROPPED);
-		return;
+		return false;
 	}
-	/* [ENC-9] every packet says whether its sender takes ACK bundles */
+	/* [ENC-9] every packet says whether its sender takes bundles */
 	xp->peer_bundles = pkt->flags & MRC_F_BUNDLES;
 	switch (pkt->type) {
 	case MRC_PKT_ACK:
@@ -561,6 +564,16 @@ static void mrc_rx_pkt(struct mrc_xp *xp, const struct mrc_pkt *pkt,
 		mrc_rx_data(xp, now, pkt, skb, ce, out);
 		break;
 	}
+	return true;
+}
+
+/*
+ * After the packets of a datagram (one, or a bundle's, [ENC-13]): their
+ * completions, then the ACKs and the timer, once.
+ */
+static void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now,
+			     struct sk_buff_head *out)
+{
 	/*
 	 * Complete first: the ACK's msn_ack is the core's rx_msn_head, which
 	 * only the completion moves. ACKed the other way round, the ACK for
@@ -585,7 +598,7 @@ static void mrc_rx_malformed_pkt(struct mrc_dev *dev, enum mrc_wire_reason r,
 	atomic_long_inc(&mrc_rx_malformed);
 	net_dbg_ratelimited("metaroce: %s: dropped malformed packet (%s%s), %ld so far\n",
 			    dev_name(&dev->ibdev.dev), mrc_wire_reason_str(r),
-			    bundled ? ", in an ACK bundle" : "",
+			    bundled ? ", in a bundle" : "",
 			    atomic_long_read(&mrc_rx_malformed));
 	mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
 }
@@ -611,13 +624,78 @@ static void mrc_rx_dispatch(struct mrc_dev *dev, struct sk_buff *skb,
 	}
 	xp = mrc_xp_of(qp);
 	if (xp) {
+		u64 now = ktime_get_ns();
+
 		__skb_queue_head_init(&out);
 		spin_lock_bh(&xp->lock);
-		if (!xp->dead)
-			mrc_rx_pkt(xp, pkt, skb, ce, &out);
+		if (!xp->dead && mrc_rx_pkt(xp, now, pkt, skb, ce, &out))
+			mrc_rx_pkts_done(xp, now, &out);
 		mrc_xp_unlock_xmit(xp, &out);
 	}
 	mrc_qp_put(qp);
+}
+
+/*
+ * [ENC-13] A packet bundle, in one piece at @data: every packet is
+ * validated on its own, and those for the first one's QP are taken under
+ * one hold of its lock, their ACKs and completions following once, as
+ * for a burst of datagrams that arrived together. A UD_SEND, or a packet
+ * for another QP, is dropped alone. Without a QP (a lingering QPN, or
+ * none) each packet goes its single way.
+ */
+static void mrc_rx_pbundle(struct mrc_dev *dev, struct sk_buff *skb,
+			   const u8 *data, bool ce)
+{
+	struct mrc_wire_pbundle b;
+	struct sk_buff_head out;
+	struct mrc_xp *xp = NULL;
+	struct mrc_qp *qp = NULL;
+	enum mrc_wire_reason r;
+	bool taken = false, first = true;
+	u64 now = 0;
+	u32 i, qpn = 0;
+
+	r = mrc_wire_pbundle_parse(data, skb->len, skb->len, &b);
+	if (r != MRC_WIRE_OK) {
+		mrc_rx_malformed_pkt(dev, r, true);
+		return;
+	}
+	mrc_stat_inc(dev, MRC_STAT_RX_BUNDLES);
+	__skb_queue_head_init(&out);
+	for (i = 0; i < b.count; i++) {
+		struct mrc_pkt pkt;
+
+		r = mrc_wire_parse(data + b.off[i], b.len[i], &pkt);
+		if (r == MRC_WIRE_OK && pkt.type == MRC_PKT_UD_SEND)
+			r = MRC_WIRE_E_BAD_TYPE;
+		else if (r == MRC_WIRE_OK && !first && pkt.dst_qpn != qpn)
+			r = MRC_WIRE_E_BAD_FIELD;
+		if (r != MRC_WIRE_OK) {
+			mrc_rx_malformed_pkt(dev, r, true);
+			continue;
+		}
+		if (first) {
+			first = false;
+			qpn = pkt.dst_qpn;
+			qp = mrc_qp_get(&dev->ibdev, qpn);
+			xp = qp ? mrc_xp_of(qp) : NULL;
+			if (xp) {
+				now = ktime_get_ns();
+				spin_lock_bh(&xp->lock);
+			}
+		}
+		if (!xp)
+			mrc_rx_dispatch(dev, skb, &pkt, ce);
+		else if (!xp->dead)
+			taken |= mrc_rx_pkt(xp, now, &pkt, skb, ce, &out);
+	}
+	if (xp) {
+		if (taken && !xp->dead)
+			mrc_rx_pkts_done(xp, now, &out);
+		mrc_xp_unlock_xmit(xp, &out);
+	}
+	if (qp)
+		mrc_qp_put(qp);
 }
 
 /*
@@ -756,6 +834,10 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 	data = mrc_rx_gather(skb);
 	if (!data) {
 		mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
+		goto enable;
+	}
+	if (mrc_wire_is_pbundle(data, skb->len)) {
+		mrc_rx_pbundle(dev, skb, data, ce);
 		goto enable;
 	}
 	n = mrc_wire_bundle_count(data, skb->len);

@@ -33,6 +33,9 @@ static const struct rdma_stat_desc mrc_stat_descs[] = {
 	[MRC_STAT_NAKS_REPEATED].name = "naks_repeated",
 	[MRC_STAT_ACK_BUNDLES].name = "ack_bundles",
 	[MRC_STAT_RX_IN_PLACE].name = "rx_in_place",
+	[MRC_STAT_TX_BUNDLES].name = "tx_bundles",
+	[MRC_STAT_TX_BUNDLED].name = "tx_bundled",
+	[MRC_STAT_RX_BUNDLES].name = "rx_bundles",
 };
 
 static_assert(MRC_STAT_ACKS_FOR_WINDOW - MRC_STAT_ACKS_FOR_DELAY ==

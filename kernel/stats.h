@@ -39,6 +39,9 @@ enum mrc_stat {
 	MRC_STAT_NAKS_REPEATED,	/* [OPS-31] to resends of a refused message */
 	MRC_STAT_ACK_BUNDLES,	/* [ENC-9] datagrams of several ACKs sent */
 	MRC_STAT_RX_IN_PLACE,	/* data placed from the NIC's fragments */
+	MRC_STAT_TX_BUNDLES,	/* [ENC-13] datagrams of several packets sent */
+	MRC_STAT_TX_BUNDLED,	/* ... and the packets in them */
+	MRC_STAT_RX_BUNDLES,	/* [ENC-13] packet bundles received */
 	MRC_STAT_NUM
 };
 

@@ -52,6 +52,16 @@ module_param(max_payload, uint, 0644);
 MODULE_PARM_DESC(max_payload,
 		 "payload bytes per packet at most, rounded down to whole segments; the netdev MTU bounds it too (0: one segment)");
 
+/*
+ * [ENC-13] small packets a path sends at one moment leave as one
+ * datagram, to a peer that takes them: the per-datagram cost of the
+ * stacks (and of a virtual link) is most of a small message's.
+ */
+static bool data_bundles = true;
+module_param(data_bundles, bool, 0644);
+MODULE_PARM_DESC(data_bundles,
+		 "send the small packets of one path and moment as one datagram, to a peer that takes them ([ENC-13])");
+
 /* Largest burst joined into one GSO skb: the IP length field's limit. */
 #define MRC_XP_GSO_BYTES	60000
 #define MRC_XP_GSO_SEGS		64
@@ -62,6 +72,7 @@ MODULE_PARM_DESC(max_payload,
 struct mrc_xp_cb {
 	u16 sport;
 	u8 dscp;
+	bool one;	/* one packet (not an ACK bundle): may be bundled */
 };
 
 #define MRC_XP_CB(skb)	((struct mrc_xp_cb *)(skb)->cb)
@@ -121,8 +132,81 @@ int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 	}
 	skb_put(skb, MRC_WIRE_ICRC_LEN);
 	mrc_xp_set_route(skb, sport, dscp);
+	MRC_XP_CB(skb)->one = true;
 	__skb_queue_tail(out, skb);
 	return 0;
+}
+
+/*
+ * [ENC-13] The largest datagram our MTU (IPv6, the larger header) and
+ * max_payload allow, for bundles and the scheduler's bursts.
+ */
+static u32 mrc_xp_dgram_room(struct mrc_xp *xp)
+{
+	u32 mtu = READ_ONCE(xp->ndev->mtu);
+	u32 ip_udp = MRC_WIRE_IPV6_LEN + MRC_WIRE_UDP_LEN;
+	u32 room = mtu > ip_udp ? mtu - ip_udp : 0;
+
+	return min3(room, READ_ONCE(max_payload) + MRC_WIRE_DATA_OVERHEAD,
+		    (u32)MRC_WIRE_MAX_PKT_LEN);
+}
+
+/*
+ * With xp->lock held: the room of a bundle to the peer now, 0 if none may
+ * be sent. The peer's ACKs said what its MTU carries, and that it takes
+ * bundles.
+ */
+static u32 mrc_xp_bundle_room(struct mrc_xp *xp)
+{
+	u32 peer = xp->conn.peer_rx_max;
+
+	if (!READ_ONCE(data_bundles) || !xp->peer_bundles || !peer)
+		return 0;
+	return min(mrc_xp_dgram_room(xp), peer + MRC_WIRE_DATA_OVERHEAD);
+}
+
+/* Packets queued to leave together: a GSO burst or a bundle. */
+struct mrc_xp_run {
+	struct sk_buff_head q;
+	u32 bytes;
+	u32 room;	/* a bundle's, or 0: a GSO burst */
+};
+
+/* Could @skb and another like it share a bundle of @room bytes? */
+static bool mrc_xp_bundles(const struct sk_buff *skb, u32 room)
+{
+	return room && MRC_XP_CB(skb)->one &&
+	       mrc_wire_pbundle_hdr_len(2) + 2 * skb->len <= room;
+}
+
+/*
+ * One datagram of the packets on @run ([ENC-13]): header and length
+ * table, then each packet as it was sealed. NULL (the packets still on
+ * @run) without memory.
+ */
+static struct sk_buff *mrc_xp_bundle(struct mrc_xp *xp,
+				     struct sk_buff_head *run, u32 bytes)
+{
+	u32 n = skb_queue_len(run), i = 0, hlen = mrc_wire_pbundle_hdr_len(n);
+	u16 lens[MRC_WIRE_PBUNDLE_MAX];
+	struct sk_buff *skb, *b;
+
+	skb_queue_walk(run, skb)
+		lens[i++] = skb->len;
+	b = mrc_xp_alloc_skb(xp, hlen + bytes);
+	if (!b)
+		return NULL;
+	if (mrc_wire_pbundle_encode_hdr(lens, n, skb_put(b, hlen), hlen)) {
+		kfree_skb(b);	/* our bug: never send what a peer rejects */
+		return NULL;
+	}
+	*MRC_XP_CB(b) = *MRC_XP_CB(skb_peek(run));
+	MRC_XP_CB(b)->one = false;
+	while ((skb = __skb_dequeue(run))) {
+		skb_copy_from_linear_data(skb, skb_put(b, skb->len), skb->len);
+		consume_skb(skb);
+	}
+	return b;
 }
 
 static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
@@ -145,55 +229,79 @@ static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
 		mrc_stat_inc(dev, MRC_STAT_TX_GSO_BURSTS);
 }
 
-static void mrc_xp_xmit_run(struct mrc_xp *xp, struct sk_buff_head *run)
+static void mrc_xp_xmit_run(struct mrc_xp *xp, struct mrc_xp_run *run)
 {
-	struct mrc_xp_cb cb = *MRC_XP_CB(skb_peek(run));
-	u32 n = skb_queue_len(run);
+	struct mrc_xp_cb cb = *MRC_XP_CB(skb_peek(&run->q));
+	u32 n = skb_queue_len(&run->q);
 	struct sk_buff *skb;
 
-	if (n == 1) {
-		mrc_xp_xmit_one(xp, __skb_dequeue(run), 1);
+	if (n > 1 && run->room) {
+		skb = mrc_xp_bundle(xp, &run->q, run->bytes);
+		if (skb) {
+			mrc_stat_inc(xp->dev, MRC_STAT_TX_BUNDLES);
+			mrc_stat_add(xp->dev, MRC_STAT_TX_BUNDLED, n);
+			mrc_xp_xmit_one(xp, skb, 1);
+			return;
+		}
+	}
+	if (n == 1 || run->room) {
+		/* one packet, or a bundle that found no memory: one by one */
+		while ((skb = __skb_dequeue(&run->q)))
+			mrc_xp_xmit_one(xp, skb, 1);
 		return;
 	}
-	skb = mrc_net_join(xp->ndev, run);
+	skb = mrc_net_join(xp->ndev, &run->q);
 	if (!skb)
 		return;
 	*MRC_XP_CB(skb) = cb;
 	mrc_xp_xmit_one(xp, skb, n);
 }
 
-/* May @skb follow the packets on @run in one GSO burst? */
-static bool mrc_xp_joins(const struct sk_buff_head *run,
+/* May @skb follow the packets on @run, in its bundle or GSO burst? */
+static bool mrc_xp_joins(const struct mrc_xp_run *run,
 			 const struct sk_buff *skb)
 {
-	const struct sk_buff *first = skb_peek(run), *last = skb_peek_tail(run);
-	u32 n = skb_queue_len(run);
+	const struct sk_buff *first = skb_peek(&run->q);
+	const struct sk_buff *last = skb_peek_tail(&run->q);
+	u32 n = skb_queue_len(&run->q);
 
-	return READ_ONCE(tx_gso) && MRC_XP_CB(skb)->sport == MRC_XP_CB(first)->sport &&
-	       MRC_XP_CB(skb)->dscp == MRC_XP_CB(first)->dscp &&
-	       last->len == first->len && skb->len <= first->len &&
-	       n < MRC_XP_GSO_SEGS &&
+	if (MRC_XP_CB(skb)->sport != MRC_XP_CB(first)->sport ||
+	    MRC_XP_CB(skb)->dscp != MRC_XP_CB(first)->dscp)
+		return false;
+	if (run->room)
+		return MRC_XP_CB(skb)->one && n < MRC_WIRE_PBUNDLE_MAX &&
+		       mrc_wire_pbundle_hdr_len(n + 1) + run->bytes +
+		       skb->len <= run->room;
+	return READ_ONCE(tx_gso) && last->len == first->len &&
+	       skb->len <= first->len && n < MRC_XP_GSO_SEGS &&
 	       (n + 1) * first->len <= MRC_XP_GSO_BYTES;
 }
 
 /*
- * Consecutive packets of one path ([PATH-6] bursts) leave as one UDP GSO
- * skb; faults are injected per packet before that.
+ * Consecutive packets of one path ([PATH-6] bursts) leave as one
+ * datagram where they are small and the peer takes bundles (@room > 0),
+ * else as one UDP GSO skb; faults are injected per packet before that.
  */
-static void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list)
+static void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list,
+			     u32 room)
 {
-	struct sk_buff_head run;
+	struct mrc_xp_run run = { .bytes = 0 };
 	struct sk_buff *skb;
 
-	__skb_queue_head_init(&run);
+	__skb_queue_head_init(&run.q);
 	while ((skb = __skb_dequeue(list))) {
 		if (mrc_fault_tx(xp->ndev, skb, MRC_XP_CB(skb)->sport))
 			continue;
-		if (!skb_queue_empty(&run) && !mrc_xp_joins(&run, skb))
+		if (!skb_queue_empty(&run.q) && !mrc_xp_joins(&run, skb))
 			mrc_xp_xmit_run(xp, &run);
-		__skb_queue_tail(&run, skb);
+		if (skb_queue_empty(&run.q)) {
+			run.bytes = 0;
+			run.room = mrc_xp_bundles(skb, room) ? room : 0;
+		}
+		__skb_queue_tail(&run.q, skb);
+		run.bytes += skb->len;
 	}
-	if (!skb_queue_empty(&run))
+	if (!skb_queue_empty(&run.q))
 		mrc_xp_xmit_run(xp, &run);
 }
 
@@ -207,13 +315,16 @@ static void mrc_xp_xmit_list(struct mrc_xp *xp, struct sk_buff_head *list)
  */
 void mrc_xp_unlock_xmit(struct mrc_xp *xp, struct sk_buff_head *out)
 {
+	u32 room;
+
 	if (skb_queue_empty(out)) {
 		spin_unlock_bh(&xp->lock);
 		return;
 	}
+	room = skb_queue_len(out) > 1 ? mrc_xp_bundle_room(xp) : 0;
 	spin_lock(&xp->xmit_lock);
 	spin_unlock(&xp->lock);
-	mrc_xp_xmit_list(xp, out);
+	mrc_xp_xmit_list(xp, out, room);
 	spin_unlock_bh(&xp->xmit_lock);
 }
 
@@ -360,18 +471,17 @@ static void mrc_xp_set_timeout(struct mrc_xp *xp, u8 timeout)
 }
 
 /*
- * [ENC-25] the largest multi-segment packet our netdev carries, also what
- * our ACKs tell the peer we accept. A peer's MTU bounds its own, so
+ * [ENC-25] the largest packet payload our netdev carries, also what our
+ * ACKs tell the peer we accept (rx_max). A peer's MTU bounds its own, so
  * asymmetric MTUs are safe; a smaller MTU inside the fabric is not
  * detected (as for any jumbo frame), hence max_payload.
  */
-static u32 mrc_xp_pkt_max(struct mrc_xp *xp, u32 mss)
+static u32 mrc_xp_pkt_room(struct mrc_xp *xp)
 {
 	u32 mtu = READ_ONCE(xp->ndev->mtu);
 	u32 room = mtu > MRC_ENCAP_OVERHEAD ? mtu - MRC_ENCAP_OVERHEAD : 0;
 
-	room = min3(room, READ_ONCE(max_payload), 0xffffU);
-	return max(room / mss, 1U) * mss;
+	return min3(room, READ_ONCE(max_payload), 0xffffU);
 }
 
 static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
@@ -386,7 +496,9 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * port MTU already left room for every header.
 	 */
 	mrc_conn_cfg_default(&cfg, clamp_t(u32, npaths, 1, MRC_MAX_PATHS), mss);
-	cfg.pkt_max = mrc_xp_pkt_max(xp, mss);
+	cfg.pkt_max = max(mrc_xp_pkt_room(xp) / mss, 1U) * mss;
+	/* exactly, not in segments: a bundle may fill it ([ENC-13]) */
+	cfg.rx_max = max(mrc_xp_pkt_room(xp), cfg.pkt_max);
 	/*
 	 * A responder may answer READs and ATOMICs before it reaches RTS,
 	 * or without ever doing so (perftest's server): until sq_psn is
@@ -447,8 +559,17 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 */
 	BUILD_BUG_ON(4 * MRC_XP_ACK_DELAY_NS > MRC_XP_RTO_MIN_NS);
 	cfg.path.req_spacing = MRC_XP_REQ_SPACING;
-	/* [PATH-6] bursts only pay where they leave as one GSO skb */
-	cfg.sched.burst = READ_ONCE(tx_gso) ? MRC_XP_GSO_BURST : 1;
+	/*
+	 * [PATH-6] bursts only pay where they leave as one GSO skb, or as
+	 * one bundle ([ENC-13]): then a burst is what a datagram carries
+	 */
+	if (READ_ONCE(tx_gso)) {
+		cfg.sched.burst = MRC_XP_GSO_BURST;
+	} else if (READ_ONCE(data_bundles)) {
+		cfg.sched.burst = MRC_WIRE_PBUNDLE_MAX;
+		cfg.sched.burst_bytes = mrc_xp_dgram_room(xp) -
+			mrc_wire_pbundle_hdr_len(MRC_WIRE_PBUNDLE_MAX);
+	}
 	cfg.seed = get_random_u64();
 	xp->dest_qpn = a->dest_qp_num;
 	if (!mrc_conn_init(&xp->conn, &cfg, now))

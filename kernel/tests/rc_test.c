@@ -765,6 +765,38 @@ static void mrc_rc_hostile_packets_change_nothing(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrc_wire_encode(&p, bad, 512, &len), MRC_WIRE_OK);
 	mrc_t_inject(b, bad, len, true);
 	n++;
+	/*
+	 * [ENC-13] a bundle of two such packets drops each; one whose table
+	 * does not add up drops whole; a bundle in a bundle is no packet
+	 */
+	{
+		u16 lens[2] = { len, len };
+		u32 hl = mrc_wire_pbundle_hdr_len(2);
+		u8 *bdl = kunit_kzalloc(test, 2 * (hl + len) + 1, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bdl);
+		KUNIT_ASSERT_EQ(test, mrc_wire_pbundle_encode_hdr(lens, 2, bdl,
+								  hl),
+				MRC_WIRE_OK);
+		memcpy(bdl + hl, bad, len);
+		memcpy(bdl + hl + len, bad, len);
+		mrc_t_inject(b, bdl, hl + 2 * len, false);
+		mrc_t_inject(b, bdl, hl + 2 * len, true);
+		n += 4;
+		mrc_t_inject(b, bdl, hl + 2 * len - 1, false);
+		mrc_t_inject(b, bdl, hl + 2 * len + 1, true);
+		n += 2;
+		lens[0] = hl + len;
+		lens[1] = len;
+		KUNIT_ASSERT_EQ(test, mrc_wire_pbundle_encode_hdr(lens, 2, bdl,
+								  hl),
+				MRC_WIRE_OK);
+		memmove(bdl + 2 * hl, bdl + hl, len);
+		memcpy(bdl + hl, bdl, hl);	/* the inner bundle's header */
+		memcpy(bdl + 2 * hl + len, bad, len);
+		mrc_t_inject(b, bdl, 2 * hl + 2 * len, false);
+		n += 2;
+	}
 	drops = mrc_t_stat(b->dev, MRC_STAT_RX_DROPPED) - drop0;
 	KUNIT_EXPECT_GE(test, drops, (u64)n);
 
@@ -817,6 +849,112 @@ static void mrc_rc_fragmented_datagrams(struct kunit *test)
 			in_a);
 	KUNIT_EXPECT_GT(test, mrc_t_stat(t->e[1].dev, MRC_STAT_RX_IN_PLACE),
 			in_b);
+}
+
+/* Post @n small signaled WRITEs (and a READ as every 4th) from @me's buffer. */
+static void mrc_t_post_small(struct kunit *test, struct mrc_t_end *me,
+			     struct mrc_t_end *peer, u32 src, u32 dst, u32 n)
+{
+	struct ib_sge sge[16];
+	struct ib_rdma_wr wr[16];
+	const struct ib_send_wr *bad;
+	u32 i;
+
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < n; i++) {
+		bool read = i % 4 == 3;
+
+		sge[i].addr = (uintptr_t)me->buf + src + i * 1024;
+		sge[i].length = 16 + 37 * i;
+		sge[i].lkey = me->pd->local_dma_lkey;
+		wr[i].wr.wr_id = i;
+		wr[i].wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+		wr[i].wr.send_flags = IB_SEND_SIGNALED;
+		wr[i].wr.sg_list = &sge[i];
+		wr[i].wr.num_sge = 1;
+		wr[i].wr.next = i + 1 < n ? &wr[i + 1].wr : NULL;
+		wr[i].remote_addr = (uintptr_t)peer->buf + dst + i * 1024;
+		wr[i].rkey = peer->pd->unsafe_global_rkey;
+	}
+	KUNIT_ASSERT_EQ(test, ib_post_send(me->qp, &wr[0].wr, &bad), 0);
+}
+
+/* @n completions on @e, in posting order, all successful. */
+static void mrc_t_expect_wcs(struct kunit *test, struct mrc_t_end *e, u32 n)
+{
+	struct ib_wc wc;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(e, &wc), 0);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+	}
+}
+
+/*
+ * [ENC-13] Small WRITEs and READs posted together leave in packet
+ * bundles both ways (once the first ACKs said the peer takes them and
+ * how much its MTU carries), and every byte lands. In the last round
+ * every 5th datagram to B is lost and every 3rd, delivered in fragments,
+ * has a bit flipped: a lost or damaged bundle costs only its packets,
+ * which are resent.
+ */
+static void mrc_rc_small_messages_bundle(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	struct mrc_t_wire *wa = netdev_priv(a->ndev);
+	u64 tx_a = mrc_t_stat(a->dev, MRC_STAT_TX_BUNDLES);
+	u64 tx_b = mrc_t_stat(b->dev, MRC_STAT_TX_BUNDLES);
+	u64 rx_a = mrc_t_stat(a->dev, MRC_STAT_RX_BUNDLES);
+	u64 rx_b = mrc_t_stat(b->dev, MRC_STAT_RX_BUNDLES);
+	const u32 n = 16, half = MRC_T_BUF / 2;
+	u32 round, i;
+
+	for (round = 0; round < 4; round++) {
+		if (round == 3) {
+			wa->drop_every = 5;
+			wa->split = MRC_WIRE_ETH_LEN + MRC_WIRE_IPV4_LEN +
+				    MRC_WIRE_UDP_LEN + 18;
+			wa->corrupt_every = 3;
+		}
+		/*
+		 * Different bytes on both ends: A's WRs work on the first
+		 * half, B's on the second; a WRITE makes the target equal to
+		 * the source and a READ the other way round, just as long.
+		 */
+		mrc_t_fill(a->buf, MRC_T_BUF, 60 + round);
+		mrc_t_fill(b->buf, MRC_T_BUF, 70 + round);
+		mrc_t_post_small(test, a, b, 0, 0, n);
+		mrc_t_post_small(test, b, a, half, half, n);
+		mrc_t_expect_wcs(test, a, n);
+		mrc_t_expect_wcs(test, b, n);
+		for (i = 0; i < 2 * n; i++) {
+			u32 off = (i < n ? 0 : half) + i % n * 1024;
+			u32 len = 16 + 37 * (i % n);
+
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(a->buf + off,
+							 b->buf + off, len), 0,
+					    "round %u, %c's WR %u", round,
+					    i < n ? 'A' : 'B', i % n);
+			KUNIT_EXPECT_NE_MSG(test, a->buf[off + len],
+					    b->buf[off + len],
+					    "round %u: past WR %u", round, i);
+		}
+	}
+	wa->drop_every = 0;
+	wa->split = 0;
+	wa->corrupt_every = 0;
+	KUNIT_EXPECT_GT(test, mrc_t_stat(a->dev, MRC_STAT_TX_BUNDLES), tx_a);
+	KUNIT_EXPECT_GT(test, mrc_t_stat(b->dev, MRC_STAT_TX_BUNDLES), tx_b);
+	KUNIT_EXPECT_GT(test, mrc_t_stat(a->dev, MRC_STAT_RX_BUNDLES), rx_a);
+	KUNIT_EXPECT_GT(test, mrc_t_stat(b->dev, MRC_STAT_RX_BUNDLES), rx_b);
+	KUNIT_EXPECT_GT(test, atomic_read(&wa->corrupted), 0);
+	kunit_info(test, "bundles A %llu, B %llu; %d lost, %d corrupted\n",
+		   mrc_t_stat(a->dev, MRC_STAT_TX_BUNDLES) - tx_a,
+		   mrc_t_stat(b->dev, MRC_STAT_TX_BUNDLES) - tx_b,
+		   atomic_read(&wa->dropped), atomic_read(&wa->corrupted));
 }
 
 /*
@@ -967,6 +1105,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_reads_survive_loss),
 	KUNIT_CASE(mrc_rc_hostile_packets_change_nothing),
 	KUNIT_CASE(mrc_rc_fragmented_datagrams),
+	KUNIT_CASE(mrc_rc_small_messages_bundle),
 	KUNIT_CASE(mrc_rc_destroyed_peer_still_acks),
 	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
 	KUNIT_CASE(mrc_rc_resend_into_invalidated_mr),
