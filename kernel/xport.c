@@ -162,7 +162,8 @@ static u32 mrc_xp_bundle_room(struct mrc_xp *xp)
 
 	if (!READ_ONCE(data_bundles) || !xp->peer_bundles || !peer)
 		return 0;
-	return min(mrc_xp_dgram_room(xp), peer + MRC_WIRE_DATA_OVERHEAD);
+	peer = min_t(u32, peer, MRC_WIRE_MAX_PKT_LEN) + MRC_WIRE_DATA_OVERHEAD;
+	return min(mrc_xp_dgram_room(xp), peer);
 }
 
 /* Packets queued to leave together: a GSO burst or a bundle. */
@@ -488,7 +489,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 {
 	const struct mrc_qp_attrs *a = &xp->qp->attr;
 	struct mrc_conn_cfg cfg;
-	u32 mss = ib_mtu_enum_to_int(a->path_mtu);
+	u32 mss = ib_mtu_enum_to_int(a->path_mtu), room;
 
 	/*
 	 * The IB path MTU is what both ends were given, so it is the one
@@ -563,11 +564,13 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * [PATH-6] bursts only pay where they leave as one GSO skb, or as
 	 * one bundle ([ENC-13]): then a burst is what a datagram carries
 	 */
+	room = mrc_xp_dgram_room(xp);
 	if (READ_ONCE(tx_gso)) {
 		cfg.sched.burst = MRC_XP_GSO_BURST;
-	} else if (READ_ONCE(data_bundles)) {
+	} else if (READ_ONCE(data_bundles) &&
+		   room > mrc_wire_pbundle_hdr_len(MRC_WIRE_PBUNDLE_MAX)) {
 		cfg.sched.burst = MRC_WIRE_PBUNDLE_MAX;
-		cfg.sched.burst_bytes = mrc_xp_dgram_room(xp) -
+		cfg.sched.burst_bytes = room -
 			mrc_wire_pbundle_hdr_len(MRC_WIRE_PBUNDLE_MAX);
 	}
 	cfg.seed = get_random_u64();
