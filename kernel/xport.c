@@ -73,6 +73,7 @@ struct mrc_xp_cb {
 	u16 sport;
 	u8 dscp;
 	bool one;	/* one packet (not an ACK bundle): may be bundled */
+	u8 path;	/* ... of this path ([ENC-13]: a bundle is one path's) */
 };
 
 #define MRC_XP_CB(skb)	((struct mrc_xp_cb *)(skb)->cb)
@@ -133,6 +134,7 @@ int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 	skb_put(skb, MRC_WIRE_ICRC_LEN);
 	mrc_xp_set_route(skb, sport, dscp);
 	MRC_XP_CB(skb)->one = true;
+	MRC_XP_CB(skb)->path = pkt->path_id;
 	__skb_queue_tail(out, skb);
 	return 0;
 }
@@ -271,6 +273,7 @@ static bool mrc_xp_joins(const struct mrc_xp_run *run,
 		return false;
 	if (run->room)
 		return MRC_XP_CB(skb)->one && n < MRC_WIRE_PBUNDLE_MAX &&
+		       MRC_XP_CB(skb)->path == MRC_XP_CB(first)->path &&
 		       mrc_wire_pbundle_hdr_len(n + 1) + run->bytes +
 		       skb->len <= run->room;
 	return READ_ONCE(tx_gso) && last->len == first->len &&
