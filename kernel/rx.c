@@ -250,9 +250,27 @@ static struct mrc_xp_rmsg *mrc_rx_rmsg(struct mrc_xp *xp,
 }
 
 /*
+ * Where in the received skb the packet being processed starts: 0, or
+ * deeper for the packets of a bundle ([ENC-13]). The UDP layer is done
+ * with the control block once it hands us the skb.
+ */
+struct mrc_rx_cb {
+	u32 pkt_off;
+};
+
+#define MRC_RX_CB(skb)	((struct mrc_rx_cb *)(skb)->cb)
+
+/* The offset of @pkt's payload in @skb, when it was left there. */
+static u32 mrc_rx_payload_off(const struct mrc_pkt *pkt,
+			      const struct sk_buff *skb)
+{
+	return ((const struct mrc_rx_cb *)skb->cb)->pkt_off + pkt->hdr_len;
+}
+
+/*
  * @pkt's payload into an SGE list at message offset @offset: from its
- * bytes in one piece, or from @skb, @pkt->hdr_len bytes in, when the
- * datagram was left in fragments (mrc_rx_in_place()).
+ * bytes in one piece, or from @skb when the datagram was left in
+ * fragments (mrc_rx_in_place(), mrc_rx_pbundle_pkt()).
  */
 int mrc_rx_place_sgl(const struct mrc_pkt *pkt, const struct sk_buff *skb,
 		     const struct ib_pd *pd, const struct mrc_sge *sge,
@@ -262,7 +280,8 @@ int mrc_rx_place_sgl(const struct mrc_pkt *pkt, const struct sk_buff *skb,
 		return mrc_sgl_copy(pd, sge, num_sge, offset,
 				    (void *)pkt->payload, pkt->payload_len,
 				    MRC_COPY_TO_MR);
-	return mrc_sgl_place_skb(pd, sge, num_sge, offset, skb, pkt->hdr_len,
+	return mrc_sgl_place_skb(pd, sge, num_sge, offset, skb,
+				 mrc_rx_payload_off(pkt, skb),
 				 pkt->payload_len);
 }
 
@@ -273,7 +292,8 @@ static int mrc_rx_place_mr(const struct mrc_pkt *pkt,
 	if (pkt->payload)
 		return mrc_mr_copy(mr, va, (void *)pkt->payload,
 				   pkt->payload_len, MRC_COPY_TO_MR);
-	return mrc_mr_place_skb(mr, va, skb, pkt->hdr_len, pkt->payload_len);
+	return mrc_mr_place_skb(mr, va, skb, mrc_rx_payload_off(pkt, skb),
+				pkt->payload_len);
 }
 
 static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
@@ -636,69 +656,6 @@ static void mrc_rx_dispatch(struct mrc_dev *dev, struct sk_buff *skb,
 }
 
 /*
- * [ENC-13] A packet bundle, in one piece at @data: every packet is
- * validated on its own, and those for the first one's QP are taken under
- * one hold of its lock, their ACKs and completions following once, as
- * for a burst of datagrams that arrived together. A UD_SEND, or a packet
- * for another QP, is dropped alone. Without a QP (a lingering QPN, or
- * none) each packet goes its single way.
- */
-static void mrc_rx_pbundle(struct mrc_dev *dev, struct sk_buff *skb,
-			   const u8 *data, bool ce)
-{
-	struct mrc_wire_pbundle b;
-	struct sk_buff_head out;
-	struct mrc_xp *xp = NULL;
-	struct mrc_qp *qp = NULL;
-	enum mrc_wire_reason r;
-	bool taken = false, first = true;
-	u64 now = 0;
-	u32 i, qpn = 0;
-
-	r = mrc_wire_pbundle_parse(data, skb->len, skb->len, &b);
-	if (r != MRC_WIRE_OK) {
-		mrc_rx_malformed_pkt(dev, r, true);
-		return;
-	}
-	mrc_stat_inc(dev, MRC_STAT_RX_BUNDLES);
-	__skb_queue_head_init(&out);
-	for (i = 0; i < b.count; i++) {
-		struct mrc_pkt pkt;
-
-		r = mrc_wire_parse(data + b.off[i], b.len[i], &pkt);
-		if (r == MRC_WIRE_OK && pkt.type == MRC_PKT_UD_SEND)
-			r = MRC_WIRE_E_BAD_TYPE;
-		else if (r == MRC_WIRE_OK && !first && pkt.dst_qpn != qpn)
-			r = MRC_WIRE_E_BAD_FIELD;
-		if (r != MRC_WIRE_OK) {
-			mrc_rx_malformed_pkt(dev, r, true);
-			continue;
-		}
-		if (first) {
-			first = false;
-			qpn = pkt.dst_qpn;
-			qp = mrc_qp_get(&dev->ibdev, qpn);
-			xp = qp ? mrc_xp_of(qp) : NULL;
-			if (xp) {
-				now = ktime_get_ns();
-				spin_lock_bh(&xp->lock);
-			}
-		}
-		if (!xp)
-			mrc_rx_dispatch(dev, skb, &pkt, ce);
-		else if (!xp->dead)
-			taken |= mrc_rx_pkt(xp, now, &pkt, skb, ce, &out);
-	}
-	if (xp) {
-		if (taken && !xp->dead)
-			mrc_rx_pkts_done(xp, now, &out);
-		mrc_xp_unlock_xmit(xp, &out);
-	}
-	if (qp)
-		mrc_qp_put(qp);
-}
-
-/*
  * One packet of a datagram: all of it, or one ACK of an ACK bundle
  * ([ENC-9], @bundled), which must be an ACK to count.
  */
@@ -718,14 +675,14 @@ static void mrc_rx_one(struct mrc_dev *dev, struct sk_buff *skb,
 	mrc_rx_dispatch(dev, skb, &pkt, ce);
 }
 
-/* [INT-6] The ICRC of the first @len bytes of @skb, fragments and all. */
-static u32 mrc_rx_skb_icrc(struct sk_buff *skb, u32 len)
+/* [INT-6] The ICRC of @len bytes of @skb from @off, fragments and all. */
+static u32 mrc_rx_skb_icrc(struct sk_buff *skb, u32 off, u32 len)
 {
 	u32 state = MRC_WIRE_ICRC_SEED, done = 0, n;
 	struct skb_seq_state st;
 	const u8 *p;
 
-	skb_prepare_seq_read(skb, 0, len, &st);
+	skb_prepare_seq_read(skb, off, off + len, &st);
 	while (done < len && (n = skb_seq_read(done, &p, &st))) {
 		/* a block may run past @len: the ICRC itself follows */
 		n = min(n, len - done);
@@ -734,6 +691,121 @@ static u32 mrc_rx_skb_icrc(struct sk_buff *skb, u32 len)
 	}
 	skb_abort_seq_read(&st);
 	return mrc_wire_icrc_final(state);
+}
+
+/* Bundled packets up to this long are copied out whole and parsed so. */
+#define MRC_RX_PBUNDLE_COPY	256
+
+/*
+ * Packet @i of bundle @b in @skb, into @pkt: parsed where it lies in the
+ * linear part, or copied out whole to @buf when it is small; otherwise as
+ * mrc_rx_in_place() takes a data packet, its headers copied to @buf, its
+ * ICRC computed over the fragments and its payload left there for
+ * placement (MRC_RX_CB(skb)->pkt_off says where the packet starts).
+ */
+static enum mrc_wire_reason
+mrc_rx_pbundle_pkt(struct sk_buff *skb, const struct mrc_wire_pbundle *b,
+		   u32 i, u8 *buf, struct mrc_pkt *pkt)
+{
+	u32 off = b->off[i], len = b->len[i], body = len - MRC_WIRE_ICRC_LEN;
+	enum mrc_wire_reason r;
+	__be32 icrc_buf;
+	const __be32 *icrc;
+
+	MRC_RX_CB(skb)->pkt_off = off;
+	if (off + len <= skb_headlen(skb))
+		return mrc_wire_parse(skb->data + off, len, pkt);
+	if (len <= MRC_RX_PBUNDLE_COPY) {
+		if (skb_copy_bits(skb, off, buf, len))
+			return MRC_WIRE_E_TRUNCATED;
+		return mrc_wire_parse(buf, len, pkt);
+	}
+	if (skb_copy_bits(skb, off, buf, MRC_WIRE_MAX_HDR_LEN))
+		return MRC_WIRE_E_TRUNCATED;
+	r = mrc_wire_parse_hdr(buf, MRC_WIRE_MAX_HDR_LEN, len, pkt);
+	if (r != MRC_WIRE_OK)
+		return r;
+	icrc = skb_header_pointer(skb, off + body, sizeof(icrc_buf), &icrc_buf);
+	if (!icrc || mrc_rx_skb_icrc(skb, off, body) != be32_to_cpup(icrc))
+		return MRC_WIRE_E_BAD_CRC;
+	return MRC_WIRE_OK;
+}
+
+/*
+ * [ENC-13] A packet bundle: every packet is validated on its own, and
+ * those for the first one's QP are taken under one hold of its lock,
+ * their ACKs and completions following once, as for a burst of datagrams
+ * that arrived together. A UD_SEND, or a packet for another QP, is
+ * dropped alone. Without a QP (a lingering QPN, or none) each packet
+ * goes its single way.
+ */
+static void mrc_rx_pbundle(struct mrc_dev *dev, struct sk_buff *skb, bool ce)
+{
+	u8 buf[MRC_RX_PBUNDLE_COPY];
+	struct mrc_wire_pbundle b;
+	struct sk_buff_head out;
+	struct mrc_xp *xp = NULL;
+	struct mrc_qp *qp = NULL;
+	enum mrc_wire_reason r;
+	bool taken = false, first = true;
+	u64 now = 0;
+	u32 i, qpn = 0, n;
+
+	BUILD_BUG_ON(MRC_RX_PBUNDLE_COPY < MRC_WIRE_MAX_HDR_LEN);
+	/* the header and length table in the linear part */
+	r = MRC_WIRE_E_TRUNCATED;
+	if (pskb_may_pull(skb, MRC_WO_PBUNDLE_LENS)) {
+		n = min_t(u32, skb->data[MRC_WO_PBUNDLE_COUNT],
+			  MRC_WIRE_PBUNDLE_MAX);
+		if (pskb_may_pull(skb, min(skb->len,
+					   mrc_wire_pbundle_hdr_len(n))))
+			r = mrc_wire_pbundle_parse(skb->data,
+						   skb_headlen(skb), skb->len,
+						   &b);
+	}
+	if (r != MRC_WIRE_OK) {
+		mrc_rx_malformed_pkt(dev, r, true);
+		return;
+	}
+	mrc_stat_inc(dev, MRC_STAT_RX_BUNDLES);
+	__skb_queue_head_init(&out);
+	for (i = 0; i < b.count; i++) {
+		struct mrc_pkt pkt;
+
+		r = mrc_rx_pbundle_pkt(skb, &b, i, buf, &pkt);
+		if (r == MRC_WIRE_OK && pkt.type == MRC_PKT_UD_SEND)
+			r = MRC_WIRE_E_BAD_TYPE;
+		else if (r == MRC_WIRE_OK && !first && pkt.dst_qpn != qpn)
+			r = MRC_WIRE_E_BAD_FIELD;
+		if (r != MRC_WIRE_OK) {
+			mrc_rx_malformed_pkt(dev, r, true);
+			continue;
+		}
+		if (!pkt.payload && pkt.payload_len)
+			mrc_stat_inc(dev, MRC_STAT_RX_IN_PLACE);
+		if (first) {
+			first = false;
+			qpn = pkt.dst_qpn;
+			qp = mrc_qp_get(&dev->ibdev, qpn);
+			xp = qp ? mrc_xp_of(qp) : NULL;
+			if (xp) {
+				now = ktime_get_ns();
+				spin_lock_bh(&xp->lock);
+			}
+		}
+		if (!xp)
+			mrc_rx_dispatch(dev, skb, &pkt, ce);
+		else if (!xp->dead)
+			taken |= mrc_rx_pkt(xp, now, &pkt, skb, ce, &out);
+	}
+	MRC_RX_CB(skb)->pkt_off = 0;
+	if (xp) {
+		if (taken && !xp->dead)
+			mrc_rx_pkts_done(xp, now, &out);
+		mrc_xp_unlock_xmit(xp, &out);
+	}
+	if (qp)
+		mrc_qp_put(qp);
 }
 
 /*
@@ -759,14 +831,19 @@ static bool mrc_rx_in_place(struct mrc_dev *dev, struct sk_buff *skb,
 	 * (into the head's tailroom, normally)
 	 */
 	if (!skb_is_nonlinear(skb) || skb->len < MRC_WIRE_MIN_PKT_LEN ||
-	    !pskb_may_pull(skb, min_t(u32, skb->len, MRC_RX_DATA_HDR_MAX)) ||
-	    mrc_wire_parse_hdr(skb->data, skb_headlen(skb), skb->len,
+	    !pskb_may_pull(skb, min_t(u32, skb->len, MRC_RX_DATA_HDR_MAX)))
+		return false;
+	if (mrc_wire_is_pbundle(skb->data, skb_headlen(skb))) {
+		mrc_rx_pbundle(dev, skb, ce);
+		return true;
+	}
+	if (mrc_wire_parse_hdr(skb->data, skb_headlen(skb), skb->len,
 			       &pkt) != MRC_WIRE_OK || pkt.payload ||
 	    (pkt.type != MRC_PKT_SEND && pkt.type != MRC_PKT_WRITE &&
 	     pkt.type != MRC_PKT_READ_RESP))
 		return false;
 	icrc = skb_header_pointer(skb, body, sizeof(icrc_buf), &icrc_buf);
-	if (!icrc || mrc_rx_skb_icrc(skb, body) != be32_to_cpup(icrc)) {
+	if (!icrc || mrc_rx_skb_icrc(skb, 0, body) != be32_to_cpup(icrc)) {
 		mrc_rx_malformed_pkt(dev, MRC_WIRE_E_BAD_CRC, false);
 		return true;
 	}
@@ -827,6 +904,7 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 	mrc_stat_add(dev, MRC_STAT_RX_BYTES, skb->len);
 	if (ce)
 		mrc_stat_inc(dev, MRC_STAT_ECN_CE);
+	MRC_RX_CB(skb)->pkt_off = 0;
 	local_bh_disable();
 	if (mrc_rx_in_place(dev, skb, ce))
 		goto enable;
@@ -837,7 +915,8 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 		goto enable;
 	}
 	if (mrc_wire_is_pbundle(data, skb->len)) {
-		mrc_rx_pbundle(dev, skb, data, ce);
+		/* in pieces they went in place; in one piece in the head */
+		mrc_rx_pbundle(dev, skb, ce);
 		goto enable;
 	}
 	n = mrc_wire_bundle_count(data, skb->len);

@@ -851,9 +851,19 @@ static void mrc_rc_fragmented_datagrams(struct kunit *test)
 			in_b);
 }
 
-/* Post @n small signaled WRITEs (and a READ as every 4th) from @me's buffer. */
+/* The length of small WR @i: @len, or (0) one of a spread. */
+static u32 mrc_t_small_len(u32 i, u32 len)
+{
+	return len ? len : 16 + 37 * i;
+}
+
+/*
+ * Post @n small signaled WRITEs of mrc_t_small_len() bytes from @me's
+ * buffer, 1 KiB apart; with @len 0, every 4th is a READ instead.
+ */
 static void mrc_t_post_small(struct kunit *test, struct mrc_t_end *me,
-			     struct mrc_t_end *peer, u32 src, u32 dst, u32 n)
+			     struct mrc_t_end *peer, u32 src, u32 dst, u32 n,
+			     u32 len)
 {
 	struct ib_sge sge[16];
 	struct ib_rdma_wr wr[16];
@@ -862,10 +872,10 @@ static void mrc_t_post_small(struct kunit *test, struct mrc_t_end *me,
 
 	memset(wr, 0, sizeof(wr));
 	for (i = 0; i < n; i++) {
-		bool read = i % 4 == 3;
+		bool read = !len && i % 4 == 3;
 
 		sge[i].addr = (uintptr_t)me->buf + src + i * 1024;
-		sge[i].length = 16 + 37 * i;
+		sge[i].length = mrc_t_small_len(i, len);
 		sge[i].lkey = me->pd->local_dma_lkey;
 		wr[i].wr.wr_id = i;
 		wr[i].wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
@@ -892,13 +902,35 @@ static void mrc_t_expect_wcs(struct kunit *test, struct mrc_t_end *e, u32 n)
 	}
 }
 
+/* Both halves of both buffers equal where @n WRs of the round wrote. */
+static void mrc_t_expect_small(struct kunit *test, struct mrc_t_rc *t,
+			       u32 round, u32 n, u32 len, bool both)
+{
+	const u32 half = MRC_T_BUF / 2;
+	u8 *a = t->e[0].buf, *b = t->e[1].buf;
+	u32 i;
+
+	for (i = 0; i < (both ? 2 * n : n); i++) {
+		u32 off = (i < n ? 0 : half) + i % n * 1024;
+		u32 l = mrc_t_small_len(i % n, len);
+
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(a + off, b + off, l), 0,
+				    "round %u, %c's WR %u", round,
+				    i < n ? 'A' : 'B', i % n);
+		KUNIT_EXPECT_NE_MSG(test, a[off + l], b[off + l],
+				    "round %u: past WR %u", round, i);
+	}
+}
+
 /*
  * [ENC-13] Small WRITEs and READs posted together leave in packet
  * bundles both ways (once the first ACKs said the peer takes them and
- * how much its MTU carries), and every byte lands. In the last round
- * every 5th datagram to B is lost and every 3rd, delivered in fragments,
- * has a bit flipped: a lost or damaged bundle costs only its packets,
- * which are resent.
+ * how much its MTU carries), and every byte lands. Then 400-byte WRITEs
+ * from A, two to a bundle, while every 5th datagram to B is lost and
+ * every 3rd arrives in fragments with a bit flipped in the second
+ * packet's payload: a lost or damaged bundle costs only its packets,
+ * which are resent, and a bundle's larger packets are checked and placed
+ * from the fragments (mrc_rx_pbundle_pkt()).
  */
 static void mrc_rc_small_messages_bundle(struct kunit *test)
 {
@@ -909,48 +941,50 @@ static void mrc_rc_small_messages_bundle(struct kunit *test)
 	u64 tx_b = mrc_t_stat(b->dev, MRC_STAT_TX_BUNDLES);
 	u64 rx_a = mrc_t_stat(a->dev, MRC_STAT_RX_BUNDLES);
 	u64 rx_b = mrc_t_stat(b->dev, MRC_STAT_RX_BUNDLES);
+	u64 in_b;
 	const u32 n = 16, half = MRC_T_BUF / 2;
-	u32 round, i;
+	u32 round;
 
-	for (round = 0; round < 4; round++) {
-		if (round == 3) {
-			wa->drop_every = 5;
-			wa->split = MRC_WIRE_ETH_LEN + MRC_WIRE_IPV4_LEN +
-				    MRC_WIRE_UDP_LEN + 18;
-			wa->corrupt_every = 3;
-		}
-		/*
-		 * Different bytes on both ends: A's WRs work on the first
-		 * half, B's on the second; a WRITE makes the target equal to
-		 * the source and a READ the other way round, just as long.
-		 */
+	/*
+	 * Different bytes on both ends: A's WRs work on the first half, B's
+	 * on the second; a WRITE makes the target equal to the source and a
+	 * READ the other way round, just as long.
+	 */
+	for (round = 0; round < 3; round++) {
 		mrc_t_fill(a->buf, MRC_T_BUF, 60 + round);
 		mrc_t_fill(b->buf, MRC_T_BUF, 70 + round);
-		mrc_t_post_small(test, a, b, 0, 0, n);
-		mrc_t_post_small(test, b, a, half, half, n);
+		mrc_t_post_small(test, a, b, 0, 0, n, 0);
+		mrc_t_post_small(test, b, a, half, half, n, 0);
 		mrc_t_expect_wcs(test, a, n);
 		mrc_t_expect_wcs(test, b, n);
-		for (i = 0; i < 2 * n; i++) {
-			u32 off = (i < n ? 0 : half) + i % n * 1024;
-			u32 len = 16 + 37 * (i % n);
-
-			KUNIT_EXPECT_EQ_MSG(test, memcmp(a->buf + off,
-							 b->buf + off, len), 0,
-					    "round %u, %c's WR %u", round,
-					    i < n ? 'A' : 'B', i % n);
-			KUNIT_EXPECT_NE_MSG(test, a->buf[off + len],
-					    b->buf[off + len],
-					    "round %u: past WR %u", round, i);
-		}
+		mrc_t_expect_small(test, t, round, n, 0, true);
 	}
-	wa->drop_every = 0;
-	wa->split = 0;
-	wa->corrupt_every = 0;
 	KUNIT_EXPECT_GT(test, mrc_t_stat(a->dev, MRC_STAT_TX_BUNDLES), tx_a);
 	KUNIT_EXPECT_GT(test, mrc_t_stat(b->dev, MRC_STAT_TX_BUNDLES), tx_b);
 	KUNIT_EXPECT_GT(test, mrc_t_stat(a->dev, MRC_STAT_RX_BUNDLES), rx_a);
 	KUNIT_EXPECT_GT(test, mrc_t_stat(b->dev, MRC_STAT_RX_BUNDLES), rx_b);
+
+	/*
+	 * 2 x 460 bytes + 8 in a datagram of 970: the fragments start at 60
+	 * and 760, so the flipped byte is the second packet's, in its payload
+	 */
+	in_b = mrc_t_stat(b->dev, MRC_STAT_RX_IN_PLACE);
+	wa->drop_every = 5;
+	wa->split = MRC_WIRE_ETH_LEN + MRC_WIRE_IPV4_LEN + MRC_WIRE_UDP_LEN +
+		    18;
+	wa->corrupt_every = 3;
+	for (round = 3; round < 6; round++) {
+		mrc_t_fill(a->buf, MRC_T_BUF, 60 + round);
+		mrc_t_fill(b->buf, MRC_T_BUF, 70 + round);
+		mrc_t_post_small(test, a, b, 0, 0, n, 400);
+		mrc_t_expect_wcs(test, a, n);
+		mrc_t_expect_small(test, t, round, n, 400, false);
+	}
+	wa->drop_every = 0;
+	wa->split = 0;
+	wa->corrupt_every = 0;
 	KUNIT_EXPECT_GT(test, atomic_read(&wa->corrupted), 0);
+	KUNIT_EXPECT_GT(test, mrc_t_stat(b->dev, MRC_STAT_RX_IN_PLACE), in_b);
 	kunit_info(test, "bundles A %llu, B %llu; %d lost, %d corrupted\n",
 		   mrc_t_stat(a->dev, MRC_STAT_TX_BUNDLES) - tx_a,
 		   mrc_t_stat(b->dev, MRC_STAT_TX_BUNDLES) - tx_b,
