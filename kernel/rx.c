@@ -675,13 +675,22 @@ static void mrc_rx_one(struct mrc_dev *dev, struct sk_buff *skb,
 	mrc_rx_dispatch(dev, skb, &pkt, ce);
 }
 
-/* [INT-6] The ICRC of @len bytes of @skb from @off, fragments and all. */
-static u32 mrc_rx_skb_icrc(struct sk_buff *skb, u32 off, u32 len)
+/*
+ * [INT-6] Does the packet of @len (>= MRC_WIRE_MIN_PKT_LEN) bytes at @off
+ * in @skb carry its ICRC? Computed over the fragments where it lies.
+ */
+static bool mrc_rx_skb_icrc_ok(struct sk_buff *skb, u32 off, u32 len)
 {
 	u32 state = MRC_WIRE_ICRC_SEED, done = 0, n;
+	const __be32 *icrc;
 	struct skb_seq_state st;
+	__be32 icrc_buf;
 	const u8 *p;
 
+	len -= MRC_WIRE_ICRC_LEN;
+	icrc = skb_header_pointer(skb, off + len, sizeof(icrc_buf), &icrc_buf);
+	if (!icrc)
+		return false;
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	while (done < len && (n = skb_seq_read(done, &p, &st))) {
 		/* a block may run past @len: the ICRC itself follows */
@@ -690,7 +699,7 @@ static u32 mrc_rx_skb_icrc(struct sk_buff *skb, u32 off, u32 len)
 		done += n;
 	}
 	skb_abort_seq_read(&st);
-	return mrc_wire_icrc_final(state);
+	return mrc_wire_icrc_final(state) == be32_to_cpup(icrc);
 }
 
 /* Bundled packets up to this long are copied out whole and parsed so. */
@@ -707,10 +716,8 @@ static enum mrc_wire_reason
 mrc_rx_pbundle_pkt(struct sk_buff *skb, const struct mrc_wire_pbundle *b,
 		   u32 i, u8 *buf, struct mrc_pkt *pkt)
 {
-	u32 off = b->off[i], len = b->len[i], body = len - MRC_WIRE_ICRC_LEN;
+	u32 off = b->off[i], len = b->len[i];
 	enum mrc_wire_reason r;
-	__be32 icrc_buf;
-	const __be32 *icrc;
 
 	MRC_RX_CB(skb)->pkt_off = off;
 	if (off + len <= skb_headlen(skb))
@@ -725,10 +732,8 @@ mrc_rx_pbundle_pkt(struct sk_buff *skb, const struct mrc_wire_pbundle *b,
 	r = mrc_wire_parse_hdr(buf, MRC_WIRE_MAX_HDR_LEN, len, pkt);
 	if (r != MRC_WIRE_OK)
 		return r;
-	icrc = skb_header_pointer(skb, off + body, sizeof(icrc_buf), &icrc_buf);
-	if (!icrc || mrc_rx_skb_icrc(skb, off, body) != be32_to_cpup(icrc))
-		return MRC_WIRE_E_BAD_CRC;
-	return MRC_WIRE_OK;
+	return mrc_rx_skb_icrc_ok(skb, off, len) ? MRC_WIRE_OK :
+						   MRC_WIRE_E_BAD_CRC;
 }
 
 /*
@@ -820,10 +825,7 @@ static void mrc_rx_pbundle(struct mrc_dev *dev, struct sk_buff *skb, bool ce)
 static bool mrc_rx_in_place(struct mrc_dev *dev, struct sk_buff *skb,
 			    bool ce)
 {
-	u32 body = skb->len - MRC_WIRE_ICRC_LEN;
 	struct mrc_pkt pkt;
-	__be32 icrc_buf;
-	const __be32 *icrc;
 
 	/*
 	 * virtio-net leaves nothing past the UDP header in the linear part;
@@ -842,8 +844,7 @@ static bool mrc_rx_in_place(struct mrc_dev *dev, struct sk_buff *skb,
 	    (pkt.type != MRC_PKT_SEND && pkt.type != MRC_PKT_WRITE &&
 	     pkt.type != MRC_PKT_READ_RESP))
 		return false;
-	icrc = skb_header_pointer(skb, body, sizeof(icrc_buf), &icrc_buf);
-	if (!icrc || mrc_rx_skb_icrc(skb, 0, body) != be32_to_cpup(icrc)) {
+	if (!mrc_rx_skb_icrc_ok(skb, 0, skb->len)) {
 		mrc_rx_malformed_pkt(dev, MRC_WIRE_E_BAD_CRC, false);
 		return true;
 	}

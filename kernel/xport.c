@@ -140,32 +140,15 @@ int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 }
 
 /*
- * [ENC-13] The largest datagram our MTU (IPv6, the larger header) and
- * max_payload allow, for bundles and the scheduler's bursts.
- */
-static u32 mrc_xp_dgram_room(struct mrc_xp *xp)
-{
-	u32 mtu = READ_ONCE(xp->ndev->mtu);
-	u32 ip_udp = MRC_WIRE_IPV6_LEN + MRC_WIRE_UDP_LEN;
-	u32 room = mtu > ip_udp ? mtu - ip_udp : 0;
-
-	return min3(room, READ_ONCE(max_payload) + MRC_WIRE_DATA_OVERHEAD,
-		    (u32)MRC_WIRE_MAX_PKT_LEN);
-}
-
-/*
  * With xp->lock held: the room of a bundle to the peer now, 0 if none may
- * be sent. The peer's ACKs said what its MTU carries, and that it takes
- * bundles.
+ * be sent: the peer's packets say whether it takes bundles, the core how
+ * much both MTUs carry.
  */
 static u32 mrc_xp_bundle_room(struct mrc_xp *xp)
 {
-	u32 peer = xp->conn.peer_rx_max;
-
-	if (!READ_ONCE(data_bundles) || !xp->peer_bundles || !peer)
+	if (!READ_ONCE(data_bundles) || !xp->peer_bundles)
 		return 0;
-	peer = min_t(u32, peer, MRC_WIRE_MAX_PKT_LEN) + MRC_WIRE_DATA_OVERHEAD;
-	return min(mrc_xp_dgram_room(xp), peer);
+	return mrc_conn_pbundle_room(&xp->conn);
 }
 
 /* Packets queued to leave together: a GSO burst or a bundle. */
@@ -179,7 +162,7 @@ struct mrc_xp_run {
 static bool mrc_xp_bundles(const struct sk_buff *skb, u32 room)
 {
 	return room && MRC_XP_CB(skb)->one &&
-	       mrc_wire_pbundle_hdr_len(2) + 2 * skb->len <= room;
+	       mrc_wire_pbundle_fits(1, skb->len, skb->len, room);
 }
 
 /*
@@ -272,10 +255,10 @@ static bool mrc_xp_joins(const struct mrc_xp_run *run,
 	    MRC_XP_CB(skb)->dscp != MRC_XP_CB(first)->dscp)
 		return false;
 	if (run->room)
-		return MRC_XP_CB(skb)->one && n < MRC_WIRE_PBUNDLE_MAX &&
+		return MRC_XP_CB(skb)->one &&
 		       MRC_XP_CB(skb)->path == MRC_XP_CB(first)->path &&
-		       mrc_wire_pbundle_hdr_len(n + 1) + run->bytes +
-		       skb->len <= run->room;
+		       mrc_wire_pbundle_fits(n, run->bytes, skb->len,
+					     run->room);
 	return READ_ONCE(tx_gso) && last->len == first->len &&
 	       skb->len <= first->len && n < MRC_XP_GSO_SEGS &&
 	       (n + 1) * first->len <= MRC_XP_GSO_BYTES;
@@ -567,7 +550,9 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * [PATH-6] bursts only pay where they leave as one GSO skb, or as
 	 * one bundle ([ENC-13]): then a burst is what a datagram carries
 	 */
-	room = mrc_xp_dgram_room(xp);
+	/* a datagram of our MTU (what we take, rx_max) */
+	room = min_t(u32, cfg.rx_max + MRC_WIRE_DATA_OVERHEAD,
+		     MRC_WIRE_MAX_PKT_LEN);
 	if (READ_ONCE(tx_gso)) {
 		cfg.sched.burst = MRC_XP_GSO_BURST;
 	} else if (READ_ONCE(data_bundles) &&

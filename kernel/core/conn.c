@@ -138,6 +138,17 @@ void mrc_conn_tx_ask_ack(struct mrc_conn *c)
 	c->ask_ack = true;
 }
 
+u32 mrc_conn_pbundle_room(const struct mrc_conn *c)
+{
+	/* what we accept is what our MTU carries, either way */
+	u32 own = c->cfg.rx_max ? c->cfg.rx_max : c->cfg.pkt_max;
+
+	if (!c->peer_rx_max)
+		return 0;
+	return mrc_min_u32(mrc_min_u32(own, c->peer_rx_max) +
+			   MRC_WIRE_DATA_OVERHEAD, MRC_WIRE_MAX_PKT_LEN);
+}
+
 bool mrc_conn_tx_backlog(const struct mrc_conn *c)
 {
 	u32 s;

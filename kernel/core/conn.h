@@ -264,6 +264,13 @@ void mrc_conn_tx_ask_ack(struct mrc_conn *c);
  */
 bool mrc_conn_tx_backlog(const struct mrc_conn *c);
 
+/*
+ * [ENC-13] Bytes a packet bundle to the peer may take now: what both
+ * ends' MTUs carry (our rx_max, the peer's latest) plus one packet's
+ * overhead; 0 before the peer's first ACK said what it takes.
+ */
+u32 mrc_conn_pbundle_room(const struct mrc_conn *c);
+
 /* The next segment to send at @now, if windows allow; false if none. */
 bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg);
 

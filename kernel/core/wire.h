@@ -399,6 +399,16 @@ static inline u32 mrc_wire_pbundle_hdr_len(u32 count)
 	return MRC_WO_PBUNDLE_LENS + 4 * ((count + 1) / 2);
 }
 
+/*
+ * May a bundle of @n packets and @bytes take one more of @len within
+ * @room bytes? (@n 1, @bytes @len: could two such packets share one?)
+ */
+static inline bool mrc_wire_pbundle_fits(u32 n, u32 bytes, u32 len, u32 room)
+{
+	return n < MRC_WIRE_PBUNDLE_MAX &&
+	       mrc_wire_pbundle_hdr_len(n + 1) + bytes + len <= room;
+}
+
 /* Is the datagram at @buf (@avail >= 2 bytes contiguous) a packet bundle? */
 static inline bool mrc_wire_is_pbundle(const u8 *buf, u32 avail)
 {

@@ -594,6 +594,7 @@ TEST(Conn, MultiSegmentPacketsFollowPeerAck)
 
 	p.a->cfg.pkt_max = 4096;
 	p.b->cfg.pkt_max = 3072;	// b's MTU carries 3 segments
+	EXPECT_EQ(mrc_conn_pbundle_room(p.a.get()), 0u);	// [ENC-13] no ACK yet
 	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 10000, 1, nullptr));
 	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 10, &t));
 	EXPECT_EQ(t.len, 1024u);
@@ -635,6 +636,12 @@ TEST(Conn, MultiSegmentPacketsFollowPeerAck)
 	mrc_conn_on_ack(p.a.get(), 100, &ack);
 	EXPECT_EQ(p.a->tx_pkt, 3072u);
 	EXPECT_EQ(p.a->peer_rx_max, 3300u);
+	// [ENC-13] a bundle: what both MTUs carry, plus a packet's overhead
+	EXPECT_EQ(mrc_conn_pbundle_room(p.a.get()),
+		  3300u + MRC_WIRE_DATA_OVERHEAD);
+	p.a->cfg.rx_max = 2000;		// our own MTU carries less
+	EXPECT_EQ(mrc_conn_pbundle_room(p.a.get()),
+		  2000u + MRC_WIRE_DATA_OVERHEAD);
 }
 
 // [ENC-25] [REL-15] each segment of a multi-segment packet is placed once;

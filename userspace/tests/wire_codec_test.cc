@@ -560,6 +560,11 @@ TEST(WireCodec, PacketBundles)
 			  MRC_WIRE_OK);
 		EXPECT_EQ(mrc_wire_bundle_count(d.data(), (u32)d.size()), 1u);
 	}
+	// the room test a sender bundles by
+	u32 two = mrc_wire_pbundle_hdr_len(2) + lens[0] + lens[1];
+	EXPECT_TRUE(mrc_wire_pbundle_fits(1, lens[0], lens[1], two));
+	EXPECT_FALSE(mrc_wire_pbundle_fits(1, lens[0], lens[1], two - 1));
+	EXPECT_FALSE(mrc_wire_pbundle_fits(MRC_WIRE_PBUNDLE_MAX, 0, 36, 65507));
 	// a lone packet is no bundle
 	EXPECT_FALSE(mrc_wire_is_pbundle(pkts[0].data(), (u32)pkts[0].size()));
 	// the encoder refuses what a receiver would
