@@ -4,6 +4,8 @@
 #                      latency -> selftests/results/verbs.md + verbs.png
 #   make bench-loss    goodput under netem loss / reorder / duplication
 #                      -> selftests/results/loss.md + loss.png
+#   make bench-loss-targets  metaroce at 0/1/10% loss run back to back
+#                      (REPS=5) -> selftests/results/loss-targets.md
 #   make bench-nvmeof  NVMe over Fabrics (fio on nvme-rdma/nvmet-rdma), IOPS
 #                      and MiB/s -> selftests/results/nvmeof.md (REPS=3,
 #                      RUNTIME=20 s per fio run)
@@ -17,7 +19,7 @@
 BENCH := $(TOP)/selftests/bench/bench
 BENCH_BED_ARGS ?= --mtu 9000
 
-.PHONY: bench-verbs bench-loss bench-nvmeof
+.PHONY: bench-verbs bench-loss bench-loss-targets bench-nvmeof
 
 define bench_run
 	@if $(BED) status | grep -q '^a: running'; then \
@@ -34,6 +36,9 @@ bench-verbs: deps-check module userspace
 
 bench-loss: deps-check module userspace
 	$(call bench_run,loss)
+
+bench-loss-targets: deps-check module userspace
+	$(call bench_run,targets)
 
 bench-nvmeof: deps-check module userspace
 	$(call bench_run,nvmeof)
