@@ -28,6 +28,7 @@
 #include "core/wire.h"
 #include "fault.h"
 #include "metaroce.h"
+#include "txbuf.h"
 #include "xport.h"
 
 static DEFINE_MUTEX(mrc_registry_lock);
@@ -383,14 +384,21 @@ static int __init mrc_init(void)
 		return err;
 	}
 
+	err = mrc_txbuf_init();
+	if (err)
+		goto out_notifier;
 	err = mrc_fault_init();
-	if (err) {
-		unregister_netdevice_notifier(&mrc_netdev_notifier);
-		destroy_workqueue(mrc_wq);
-		return err;
-	}
+	if (err)
+		goto out_txbuf;
 	rdma_link_register(&mrc_link_ops);
 	return 0;
+
+out_txbuf:
+	mrc_txbuf_exit();
+out_notifier:
+	unregister_netdevice_notifier(&mrc_netdev_notifier);
+	destroy_workqueue(mrc_wq);
+	return err;
 }
 
 static void __exit mrc_exit(void)
@@ -402,6 +410,7 @@ static void __exit mrc_exit(void)
 	mrc_fault_exit();
 	unregister_netdevice_notifier(&mrc_netdev_notifier);
 	destroy_workqueue(mrc_wq);
+	mrc_txbuf_exit();
 }
 
 module_init(mrc_init);

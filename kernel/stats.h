@@ -42,6 +42,8 @@ enum mrc_stat {
 	MRC_STAT_TX_BUNDLES,	/* [ENC-13] datagrams of several packets sent */
 	MRC_STAT_TX_BUNDLED,	/* ... and the packets in them */
 	MRC_STAT_RX_BUNDLES,	/* [ENC-13] packet bundles received */
+	MRC_STAT_TX_BUF_REUSED,	/* skbs built in a recycled buffer (txbuf.c) */
+	MRC_STAT_TX_BUF_FRESH,	/* ... in a newly allocated one */
 	MRC_STAT_NUM
 };
 

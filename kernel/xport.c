@@ -14,6 +14,7 @@
 #include "metaroce.h"
 #include "net.h"
 #include "stats.h"
+#include "txbuf.h"
 #include "xport.h"
 
 /* Floors for software endpoints; see mrc_xp_connect_locked(). */
@@ -83,7 +84,9 @@ struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len)
 	unsigned int head = mrc_net_headroom(xp->ndev);
 	struct sk_buff *skb;
 
-	skb = alloc_skb(head + len, GFP_ATOMIC);
+	skb = mrc_txbuf_skb(xp->dev, head + len);
+	if (!skb)
+		skb = alloc_skb(head + len, GFP_ATOMIC);
 	if (skb)
 		skb_reserve(skb, head);
 	return skb;

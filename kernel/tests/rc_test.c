@@ -24,6 +24,7 @@
 #include <linux/etherdevice.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
+#include <linux/jhash.h>
 #include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
 #include <linux/user_namespace.h>
@@ -47,6 +48,9 @@ struct mrc_t_wire {
 	bool drop_acks;		/* drop every MetaRoCE ACK */
 	u32 split;		/* deliver datagrams in fragments past this */
 	u32 corrupt_every;	/* ... and flip a fragment bit in every Nth */
+	u32 hold_every;		/* hold every Nth datagram back until release */
+	struct sk_buff_head line;	/* ... here */
+	atomic_t changed;	/* held datagrams whose bytes changed */
 	atomic_t seen;
 	atomic_t dropped;
 	atomic_t corrupted;
@@ -114,6 +118,16 @@ static struct sk_buff *mrc_t_fragment(struct sk_buff *skb, u32 head,
 	return n;
 }
 
+#define MRC_T_HOLD_MAX	64
+
+/* The bytes of a held datagram, hashed when it was sent. */
+#define mrc_t_cb_hash(skb)	(*(u32 *)(skb)->cb)
+
+static u32 mrc_t_hash(struct sk_buff *skb)
+{
+	return jhash(skb->data, skb_headlen(skb), skb->len);
+}
+
 static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
 				   struct net_device *ndev)
 {
@@ -137,10 +151,31 @@ static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
 			skb = mrc_t_fragment(skb, w->split, corrupt);
 		if (corrupt && skb_is_nonlinear(skb))
 			atomic_inc(&w->corrupted);
+		if (w->hold_every && n % w->hold_every == 0 &&
+		    skb_queue_len(&w->line) < MRC_T_HOLD_MAX) {
+			mrc_t_cb_hash(skb) = mrc_t_hash(skb);
+			skb_queue_tail(&w->line, skb);
+			return NETDEV_TX_OK;
+		}
 	}
 	/* as veth: scrub, eth_type_trans, netif_rx on the other end */
 	dev_forward_skb(w->peer, skb);
 	return NETDEV_TX_OK;
+}
+
+/* Stop holding datagrams back and deliver those held. */
+static void mrc_t_wire_release(struct mrc_t_wire *w)
+{
+	struct sk_buff *skb;
+
+	WRITE_ONCE(w->hold_every, 0);
+	local_bh_disable();
+	while ((skb = skb_dequeue(&w->line))) {
+		if (mrc_t_cb_hash(skb) != mrc_t_hash(skb))
+			atomic_inc(&w->changed);
+		dev_forward_skb(w->peer, skb);
+	}
+	local_bh_enable();
 }
 
 static const struct net_device_ops mrc_t_wire_ops = {
@@ -387,6 +422,7 @@ static int mrc_rc_init(struct kunit *test)
 		struct mrc_t_wire *w = netdev_priv(t->e[i].ndev);
 
 		w->peer = t->e[!i].ndev;
+		skb_queue_head_init(&w->line);
 	}
 	for (i = 0; i < 2; i++) {
 		err = mrc_t_end_up(test, t, i);
@@ -414,6 +450,9 @@ static void mrc_rc_exit(struct kunit *test)
 		mrc_t_end_down(&t->e[i]);
 	for (i = 0; i < 2; i++)
 		if (t->e[i].ndev) {
+			struct mrc_t_wire *w = netdev_priv(t->e[i].ndev);
+
+			skb_queue_purge(&w->line);
 			unregister_netdev(t->e[i].ndev);
 			free_netdev(t->e[i].ndev);
 		}
@@ -619,7 +658,34 @@ static void mrc_rc_write_survives_loss(struct kunit *test)
 		   atomic_read(&w->dropped), retx, sent);
 }
 
-/* Hand @len bytes to B's receive path as if they came off its wire. */
+/*
+ * Transmit buffers are filled again only once the stack let go of them
+ * (txbuf.c). A's wire holds every 9th datagram back to the end, as a
+ * qdisc or a slow NIC might, while the sender goes round its buffers many
+ * times over (to the sender they are lost, and resent). Each held datagram
+ * must leave the wire as it was sent: a buffer refilled under it would
+ * hold another packet by then. And every byte lands.
+ */
+static void mrc_rc_tx_buffers_refilled_only_when_free(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_wire *w = netdev_priv(t->e[0].ndev);
+	struct mrc_dev *a = t->e[0].dev;
+	u64 reused0 = mrc_t_stat(a, MRC_STAT_TX_BUF_REUSED);
+	u64 fresh0 = mrc_t_stat(a, MRC_STAT_TX_BUF_FRESH);
+	u64 reused, fresh;
+
+	w->hold_every = 9;
+	mrc_t_write(test, t, MRC_T_BUF);
+	mrc_t_write(test, t, MRC_T_BUF / 2 + 3);
+	mrc_t_wire_release(w);
+	reused = mrc_t_stat(a, MRC_STAT_TX_BUF_REUSED) - reused0;
+	fresh = mrc_t_stat(a, MRC_STAT_TX_BUF_FRESH) - fresh0;
+	kunit_info(test, "%llu buffers refilled, %llu new\n", reused, fresh);
+	KUNIT_EXPECT_GT(test, reused, 0ull);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->changed), 0);
+}
+
 /*
  * READs in flight, each into two SGEs, while both directions lose
  * datagrams: responses are resent and placed out of order around the
@@ -678,6 +744,7 @@ static void mrc_rc_reads_survive_loss(struct kunit *test)
 		   atomic_read(&wb->dropped));
 }
 
+/* Hand @len bytes to B's receive path as if they came off its wire. */
 static void mrc_t_inject(struct mrc_t_end *b, const u8 *data, u32 len,
 			 bool nonlinear)
 {
@@ -1136,6 +1203,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_read_fetches_remote_bytes),
 	KUNIT_CASE(mrc_rc_read_done_without_request_ack),
 	KUNIT_CASE(mrc_rc_write_survives_loss),
+	KUNIT_CASE(mrc_rc_tx_buffers_refilled_only_when_free),
 	KUNIT_CASE(mrc_rc_reads_survive_loss),
 	KUNIT_CASE(mrc_rc_hostile_packets_change_nothing),
 	KUNIT_CASE(mrc_rc_fragmented_datagrams),
