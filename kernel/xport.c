@@ -20,9 +20,13 @@
 /* Floors for software endpoints; see mrc_xp_connect_locked(). */
 #define MRC_XP_RTO_MIN_NS	(20 * NSEC_PER_MSEC)
 #define MRC_XP_RTO_INIT_NS	(100 * NSEC_PER_MSEC)
-#define MRC_XP_DELAY_TARGET_NS	(30 * NSEC_PER_MSEC)
 #define MRC_XP_ACK_DELAY_NS	(4 * NSEC_PER_MSEC)
 #define MRC_XP_REQ_SPACING	8
+
+static uint delay_target_us = 30000;
+module_param(delay_target_us, uint, 0644);
+MODULE_PARM_DESC(delay_target_us,
+		 "queueing delay above the path's base RTT read as congestion ([CC-6]), us, for new connections");
 
 static uint npaths = 4;
 module_param(npaths, uint, 0444);
@@ -526,7 +530,8 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * every window at its floor.
 	 */
 	cfg.cc.delay_target_ns = max_t(u64, cfg.cc.delay_target_ns,
-				       MRC_XP_DELAY_TARGET_NS);
+				       (u64)READ_ONCE(delay_target_us) *
+				       NSEC_PER_USEC);
 	/*
 	 * Each ACK costs a software endpoint as much as a data packet, and
 	 * a timer-driven one also a work item wakeup. The sender asks for
