@@ -104,7 +104,21 @@ static void path_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
 	p->r_acked = 0;
 	p->r_marked = 0;
 	p->r_lost = 0;
+	p->r_min_rtt_ns = 0;
 	p->round_start = now;
+}
+
+/*
+ * [CC-6] a queue that stands for a whole round raises every RTT sample of
+ * it; a late ACK or an endpoint waiting for its CPU raises a few. So the
+ * round's least sample decides, which lets a software endpoint, whose RTT
+ * swings by milliseconds with scheduling, keep a delay target below that.
+ */
+static bool standing_queue(const struct mrc_cc_path *p,
+			   const struct mrc_cc_cfg *cfg)
+{
+	return p->r_min_rtt_ns && p->r_min_rtt_ns > p->min_rtt_ns +
+	       mrc_max_u64(p->min_rtt_ns, cfg->delay_target_ns);
 }
 
 /* No __builtin_popcount: in the kernel it becomes a libgcc call. */
@@ -177,10 +191,8 @@ void mrc_cc_on_ack(struct mrc_cc_path *p, struct mrc_cc_conn *c,
 			p->min_rtt_ns = rtt_ns;
 		if (!c->min_rtt_ns || rtt_ns < c->min_rtt_ns)
 			c->min_rtt_ns = rtt_ns;
-		/* [CC-6] a queue without ECN shows as delay: read it as marks. */
-		if (rtt_ns > p->min_rtt_ns +
-		    mrc_max_u64(p->min_rtt_ns, cfg->delay_target_ns))
-			marked = acked;
+		if (!p->r_min_rtt_ns || rtt_ns < p->r_min_rtt_ns)
+			p->r_min_rtt_ns = rtt_ns;
 	}
 	marked = mrc_min_u32(marked, acked);
 
@@ -200,8 +212,15 @@ void mrc_cc_on_ack(struct mrc_cc_path *p, struct mrc_cc_conn *c,
 		grow(&c->cwnd, &c->ai_acc, c->ssthresh, acked - marked,
 		     cfg->mss, cfg->conn_max_cwnd);
 
-	if (now - p->round_start >= round)
+	if (now - p->round_start >= round) {
+		/* a round on a standing queue: all it acknowledged is marked */
+		if (standing_queue(p, cfg)) {
+			c->r_marked += p->r_acked - p->r_marked;
+			c->marked_paths |= path_bit;
+			p->r_marked = p->r_acked;
+		}
 		path_round_end(p, cfg, now);
+	}
 	if (now - c->round_start >= round)
 		conn_round_end(c, cfg, conn_inflight, now);
 }

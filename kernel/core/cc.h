@@ -38,7 +38,8 @@ struct mrc_cc_cfg {
 	u32 conn_max_cwnd;
 	u32 ecn_g_shift;	/* gain of the marked-fraction average: 2^-shift */
 	u32 loss_tol_pm;	/* smoothed loss, per mille, still read as random */
-	u64 delay_target_ns;	/* RTT above min + max(min, this) counts as a mark */
+	/* [CC-6] a round's least RTT above min + max(min, this): marked */
+	u64 delay_target_ns;
 };
 
 void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss);
@@ -52,6 +53,7 @@ struct mrc_cc_path {
 	u32 r_acked;		/* this round */
 	u32 r_marked;
 	u32 r_lost;
+	u64 r_min_rtt_ns;	/* smallest RTT sample this round, 0: none */
 	u64 round_start;
 	u64 min_rtt_ns;
 	bool congested;		/* the last round ended with marks */

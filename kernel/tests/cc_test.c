@@ -220,26 +220,61 @@ static void mrc_cc_rto_restarts_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->p.cwnd, t->cfg.min_cwnd);
 }
 
-static void mrc_cc_delay_counts_as_mark(struct kunit *test)
+/*
+ * [CC-6] a round whose least RTT sample sits above the limit stood on a
+ * queue: all it acknowledged counts as marked, on the path and for the
+ * connection. One sample at the limit makes a round clean, however high
+ * the others.
+ */
+static void mrc_cc_standing_delay_counts_as_marks(struct kunit *test)
 {
 	struct mrc_t_cc *t = mrc_t_cc_new(test);
-	u64 base = 100000, limit;
+	u64 base = 100000, limit, conn_cuts;
+	u32 i;
 
 	mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, 1, MSS, 0, base, NOROUND, 0);
 	KUNIT_EXPECT_EQ(test, t->p.min_rtt_ns, base);
 	KUNIT_EXPECT_EQ(test, t->c.min_rtt_ns, base);
 	limit = base + max(base, t->cfg.delay_target_ns);
 
-	mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, 2, MSS, 0, limit, NOROUND, 0);
-	KUNIT_EXPECT_EQ(test, t->p.r_marked, 0u);
-	mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, 3, MSS, 0, limit + 1,
+	/* marks are only the ECN ones until the round ends */
+	mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, 2, MSS, 0, 50 * limit,
 		      NOROUND, 0);
-	KUNIT_EXPECT_EQ(test, t->p.r_marked, MSS);
-	KUNIT_EXPECT_EQ(test, t->c.r_marked, MSS);
+	KUNIT_EXPECT_EQ(test, t->p.r_marked, 0u);
 	/* Marks beyond what was acked are clamped. */
-	mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, 4, MSS, 5 * MSS, 0, NOROUND,
+	mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, 3, MSS, 5 * MSS, 0, NOROUND,
 		      0);
-	KUNIT_EXPECT_EQ(test, t->p.r_marked, 2 * MSS);
+	KUNIT_EXPECT_EQ(test, t->p.r_marked, MSS);
+
+	/* a round with one sample at the limit: jitter, no cut */
+	t->now = SRTT;
+	t->p.round_start = t->now;
+	t->p.r_min_rtt_ns = 0;
+	t->p.r_marked = 0;
+	t->c.r_marked = 0;
+	t->p.ssthresh = t->p.cwnd;	/* congestion avoidance */
+	for (i = 0; i < 8; i++)
+		mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, ++t->now, MSS, 0,
+			      i == 3 ? limit : 10 * limit, SRTT, 0);
+	t->now += SRTT;
+	mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, t->now, MSS, 0, 10 * limit,
+		      SRTT, 0);
+	KUNIT_EXPECT_EQ(test, t->p.decreases_ecn, 0ull);
+	KUNIT_EXPECT_FALSE(test, t->p.congested);
+
+	/* a round with every sample one above: a standing queue, a cut */
+	conn_cuts = t->c.decreases;
+	for (i = 0; i < 8; i++)
+		mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, ++t->now, MSS, 0,
+			      limit + 1 + i, SRTT, 0);
+	KUNIT_EXPECT_EQ(test, t->p.r_marked, 0u);
+	t->now += SRTT;
+	mrc_cc_on_ack(&t->p, &t->c, &t->cfg, 1, t->now, MSS, 0, limit + 1,
+		      SRTT, 0);
+	KUNIT_EXPECT_EQ(test, t->p.decreases_ecn, 1ull);
+	KUNIT_EXPECT_TRUE(test, t->p.congested);
+	/* the connection's round ended with it: its one path was marked */
+	KUNIT_EXPECT_EQ(test, t->c.decreases, conn_cuts + 1);
 }
 
 /* Four paths, congestion on one: the connection window stays. */
@@ -358,7 +393,7 @@ static struct kunit_case mrc_cc_cases[] = {
 	KUNIT_CASE(mrc_cc_random_loss_tolerated),
 	KUNIT_CASE(mrc_cc_heavy_loss_trims),
 	KUNIT_CASE(mrc_cc_rto_restarts_window),
-	KUNIT_CASE(mrc_cc_delay_counts_as_mark),
+	KUNIT_CASE(mrc_cc_standing_delay_counts_as_marks),
 	KUNIT_CASE(mrc_cc_conn_ignores_one_hot_path),
 	KUNIT_CASE(mrc_cc_conn_cuts_on_shared_marks),
 	KUNIT_CASE(mrc_cc_rate_hint_caps_window),

@@ -282,8 +282,8 @@ TEST(CC, EcnCutsLossDoesNot)
 	EXPECT_TRUE(p.congested);
 }
 
-// [CC-6] RTT inflation counts as marks
-TEST(CC, DelayReadAsMarks)
+// [CC-6] a round whose least RTT sample is inflated counts as marked
+TEST(CC, StandingDelayReadAsMarks)
 {
 	mrc_cc_cfg cfg;
 	mrc_cc_path p;
@@ -292,9 +292,22 @@ TEST(CC, DelayReadAsMarks)
 	mrc_cc_cfg_default(&cfg, 4096);
 	mrc_cc_path_init(&p, &cfg, 0);
 	mrc_cc_conn_init(&c, &cfg, 0);
+	// rounds of 20 us (the srtt); the base RTT is 20 us, the limit 220 us
 	mrc_cc_on_ack(&p, &c, &cfg, 1, 1000, 4096, 0, 20000, 20000, 0);
-	mrc_cc_on_ack(&p, &c, &cfg, 1, 100000, 4096, 0, 20000 + 500000, 20000, 0);
+	// a high sample in a round that also saw the base: jitter
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 30000, 4096, 0, 20000 + 500000, 20000, 0);
+	EXPECT_EQ(p.decreases_ecn, 0u);
+	// a round whose least sample is 420 us stood on a queue
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 40000, 4096, 0, 20000 + 500000, 20000, 0);
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 60000, 4096, 0, 20000 + 400000, 20000, 0);
 	EXPECT_EQ(p.decreases_ecn, 1u);
+	EXPECT_TRUE(p.congested);
+	// one sample back at the base: the next round is clean
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 70000, 4096, 0, 20000 + 500000, 20000, 0);
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 75000, 4096, 0, 20000, 20000, 0);
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 90000, 4096, 0, 20000 + 500000, 20000, 0);
+	EXPECT_EQ(p.decreases_ecn, 1u);
+	EXPECT_FALSE(p.congested);
 }
 
 // [CC-10] [CC-11] the receiver's share divides capacity by active senders
