@@ -6,6 +6,9 @@
 #                      -> selftests/results/loss.md + loss.png
 #   make bench-loss-targets  metaroce at 0/1/10% loss run back to back
 #                      (REPS=5) -> selftests/results/loss-targets.md
+#   make bench-loss-alternate  the same targets with the loss switched every
+#                      PERIOD s within one connection (REPS=2)
+#                      -> selftests/results/loss-alternate.md
 #   make bench-nvmeof  NVMe over Fabrics (fio on nvme-rdma/nvmet-rdma), IOPS
 #                      and MiB/s -> selftests/results/nvmeof.md (REPS=3,
 #                      RUNTIME=20 s per fio run)
@@ -19,7 +22,8 @@
 BENCH := $(TOP)/selftests/bench/bench
 BENCH_BED_ARGS ?= --mtu 9000
 
-.PHONY: bench-verbs bench-loss bench-loss-targets bench-nvmeof
+.PHONY: bench-verbs bench-loss bench-loss-targets bench-loss-alternate \
+	bench-nvmeof
 
 define bench_run
 	@if $(BED) status | grep -q '^a: running'; then \
@@ -39,6 +43,9 @@ bench-loss: deps-check module userspace
 
 bench-loss-targets: deps-check module userspace
 	$(call bench_run,targets)
+
+bench-loss-alternate: deps-check module userspace
+	$(call bench_run,alternate)
 
 bench-nvmeof: deps-check module userspace
 	$(call bench_run,nvmeof)

@@ -11,6 +11,8 @@
 #   guest.sh server PORT TOOL ARGS   start a perftest server, wait for it
 #   guest.sh client PORT TOOL ARGS   run the client, print one RESULT line
 #   guest.sh netem SPEC...           netem on bn0 and br0 egress ("off" removes it)
+#   guest.sh alternate PORT PERIOD COND... -- TOOL ARGS
+#                                    one client, its loss switched per period
 #   guest.sh counters                rdma statistic of both devices
 set -uo pipefail
 
@@ -112,6 +114,73 @@ client() {
 	echo "RESULT $st $(awk -v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" '{
 		if (NF == 5) print $1, $2, $4, $5, w;
 		else print $1, $2, $5, $6, w }' <<<"${line:-0 0 0 0 0}")"
+	return 0
+}
+
+# set_loss TOOL PCT: PCT% of the data this guest's connection carries is
+# lost. For write and send this guest sends the data: netem on its egress,
+# as in loss(). For read it receives the data: the module's receive-side
+# drop (fault.c) on mrcb<L>, the same packets lost after the link instead
+# of before it (the other guest's netem could not be switched in step).
+set_loss() {
+	local f=/sys/kernel/debug/metaroce/mrcb$LANE/fault
+	if [ "$1" = ib_read_bw ]; then
+		echo 1 > $f/mode &&
+			awk -v p="$2" 'BEGIN { printf "%d\n", p * 10000 }' > $f/drop_ppm
+	else
+		tc qdisc replace dev "$BN" root netem loss "$2%"
+	fi
+}
+
+# One connection, its loss switched while it runs: perftest's
+# --run_infinitely prints a result every PERIOD seconds, and as each one
+# appears the next phase's loss is set, so each line measures one phase
+# (the switch lags the period's end by the tens of ms a poll and a tc
+# call take). A first period without loss warms the connection up and is
+# not reported. One line per phase: PHASE <index> <cond %> <MB/s>, or
+# RESULT qperr / timeout / fail.
+alternate() {
+	local port=$1 period=$2 conds=() out=/tmp/mrc-bench-alt seen=0 i pid
+	local t0 now line
+	shift 2
+	while [ "$1" != -- ]; do conds+=("$1"); shift; done
+	shift
+	up 1
+	set_loss "$1" 0 || exit 1
+	setsid "$@" --run_infinitely -D "$period" -p "$port" "10.77.$LANE.2" \
+		< /dev/null > $out 2>&1 &
+	pid=$!
+	t0=$(date +%s)
+	i=-1
+	while [ $i -lt ${#conds[@]} ]; do
+		# result lines: bytes iterations peak average rate
+		# (a 0.00 from perftest's clock calibration under TCG: bytes x
+		# iterations over the period)
+		line=$(awk -v d="$period" '$1 ~ /^[0-9]+$/ && NF >= 5 { n++
+			l = $4 > 0 ? $4 : sprintf("%.2f", $1 * $2 / d / 1048576) }
+			END { print n + 0, l }' $out)
+		if [ "${line% *}" -gt "$seen" ]; then
+			seen=${line% *}
+			[ $i -ge 0 ] && echo "PHASE $i ${conds[$i]} ${line#* }"
+			i=$((i + 1))
+			[ $i -lt ${#conds[@]} ] && set_loss "$1" "${conds[$i]}"
+			continue
+		fi
+		now=$(date +%s)
+		if ! kill -0 $pid 2>/dev/null; then
+			grep -qE "Completion with error|Failed status|wc status" $out &&
+				echo "RESULT qperr" || echo "RESULT fail"
+			break
+		elif [ $((now - t0)) -gt "$TMO" ]; then
+			echo "RESULT timeout"
+			break
+		fi
+		sleep 0.05
+	done
+	kill -- -$pid 2>/dev/null
+	set_loss "$1" 0
+	[ "$1" = ib_read_bw ] && echo 0 > /sys/kernel/debug/metaroce/mrcb$LANE/fault/mode
+	tc qdisc del dev "$BN" root 2>/dev/null
 	return 0
 }
 
