@@ -23,7 +23,7 @@
 #define MRC_XP_ACK_DELAY_NS	(4 * NSEC_PER_MSEC)
 #define MRC_XP_REQ_SPACING	8
 
-static uint delay_target_us = 10000;
+static uint delay_target_us = 30000;
 module_param(delay_target_us, uint, 0644);
 MODULE_PARM_DESC(delay_target_us,
 		 "queueing delay above the path's base RTT read as congestion ([CC-6]), us, for new connections");
@@ -532,7 +532,12 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * ib_write_bw's srtt at 4.4 ms over a 2-3 ms base, but now and then
 	 * collapsed a window (runs at 5-13 MiB/s); 30 ms let a 25 ms queue
 	 * stand, and each hole in a message held the messages after it
-	 * that long. 10 ms did neither in 54 runs.
+	 * that long. 10 ms suited 8 s runs on a quiet host, but on a slower
+	 * one a connection's whole life sat near it (srtt 9-10 ms at any
+	 * window, the host's delay, not a queue): rounds kept reading as
+	 * marked and a 48 s ib_write_bw decayed from 27 to 10 MiB/s, where
+	 * 30 ms held 17-44 and 100 ms 25-47 in alternating runs. A slower
+	 * loss recovery costs less than a starved connection.
 	 */
 	cfg.cc.delay_target_ns = max_t(u64, cfg.cc.delay_target_ns,
 				       (u64)READ_ONCE(delay_target_us) *
