@@ -17,6 +17,8 @@
 set -uo pipefail
 
 SLOG=/tmp/mrc-bench-server
+# what perftest prints when a completion failed (the QP went to error)
+QPERR='Completion with error|Failed status|wc status'
 
 # macvlan NAME MAC-PREFIX IP-PREFIX N: a macvlan of eth1 with a static
 # neighbour for the far end (no ARP: eth1 could answer for the address too)
@@ -97,7 +99,7 @@ client() {
 	st=ok
 	if [ $rc = 124 ]; then
 		st=timeout
-	elif grep -qE "Completion with error|Failed status|wc status" <<<"$out"; then
+	elif grep -qE "$QPERR" <<<"$out"; then
 		st=qperr
 	elif [ $rc != 0 ]; then
 		st=fail
@@ -168,7 +170,7 @@ alternate() {
 		fi
 		now=$(date +%s)
 		if ! kill -0 $pid 2>/dev/null; then
-			grep -qE "Completion with error|Failed status|wc status" $out &&
+			grep -qE "$QPERR" $out &&
 				echo "RESULT qperr" || echo "RESULT fail"
 			break
 		elif [ $((now - t0)) -gt "$TMO" ]; then
