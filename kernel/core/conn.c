@@ -278,9 +278,16 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 
 	if (c->error)
 		return false;
-	/* [REL-8] a lost segment goes before any new one */
+	/*
+	 * [REL-8] a lost segment goes before any new one. Entries acked while
+	 * they waited are skipped on the way; when that empties the queue,
+	 * new data may go now, or nothing would call again with nothing in
+	 * flight.
+	 */
+	if (tx_resend(c, now, seg))
+		return true;
 	if (c->rq_head != c->rq_tail)
-		return tx_resend(c, now, seg);
+		return false;
 	if (c->tx_nxt - c->tx_una >= MRC_TX_SEGS)
 		return false;
 

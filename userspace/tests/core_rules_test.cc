@@ -798,6 +798,38 @@ TEST(Conn, CompleteMessageAckedOnEveryPath)
 	EXPECT_EQ(paths, 0xfu);
 }
 
+// [REL-8] [REL-9] a segment declared lost, then acknowledged late while
+// it waited for its resend: the stale entry is skipped and new data goes at
+// once. Nothing is in flight, so no ACK or timer would call again.
+TEST(Conn, StaleResendEntryDoesNotBlockNewData)
+{
+	Pair p(1, 1024);
+	mrc_tx_seg t[8], next;
+	mrc_ack_info ack;
+
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 8192, 1, nullptr));
+	for (auto &s : t)
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &s));
+	for (int i = 1; i < 8; i++) {
+		mrc_rx_seg s = Pair::rx_of(t[i]);
+		ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 10, &s, nullptr), MRC_RX_NEW);
+	}
+	while (mrc_conn_ack_next(p.b.get(), 20, nullptr, &ack))
+		ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 30, &ack));
+	ASSERT_NE(p.a->rq_head, p.a->rq_tail) << "the gap was not a loss";
+	// the original arrives after all and is acknowledged before the resend
+	mrc_rx_seg late = Pair::rx_of(t[0]);
+	ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 40, &late, nullptr), MRC_RX_NEW);
+	while (mrc_conn_ack_next(p.b.get(), 50, nullptr, &ack))
+		ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 60, &ack));
+	ASSERT_EQ(mrc_conn_inflight(p.a.get()), 0u);
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 1, 1024, 2, nullptr));
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 70, &next));
+	EXPECT_FALSE(next.flags & MRC_F_RETX);
+	EXPECT_EQ(next.total_len, 1024u);
+	EXPECT_EQ(p.a->rq_head, p.a->rq_tail);
+}
+
 // [REL-21] a lingering receiver acknowledges resends of what it placed and
 // nothing else
 TEST(Conn, LingerAcksOnlyWhatWasPlaced)
