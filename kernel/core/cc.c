@@ -22,6 +22,7 @@ void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss)
 	cfg->ecn_g_shift = 4;
 	cfg->loss_tol_pm = 250;
 	cfg->delay_target_ns = 200000;
+	cfg->base_epoch_rounds = 32;
 }
 
 void mrc_cc_path_init(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
@@ -65,11 +66,54 @@ static u32 ecn_cut(u32 cwnd, u32 alpha, u32 floor)
 	return mrc_max_u32(cwnd - cut, floor);
 }
 
+static u64 min_nonzero(u64 a, u64 b)
+{
+	if (!a)
+		return b;
+	return b && b < a ? b : a;
+}
+
+/*
+ * [CC-6] base epochs: the base RTT is the least sample of the last two,
+ * not of all time, so a delay that no cut drains (an endpoint whose
+ * scheduling slows down with the host's load) stops reading as a queue
+ * within two epochs instead of starving the connection for the rest of
+ * its life. A queue of our own does not lift it: DCTCP's gentle cuts
+ * rarely empty it, but the connection's drain rounds (conn_drain()) do
+ * once an epoch, and their samples find the base where it was.
+ */
+static void base_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg)
+{
+	/* 0 rounds: the base is the least sample ever, as on a fixed fabric */
+	if (!cfg->base_epoch_rounds || ++p->base_rounds < cfg->base_epoch_rounds)
+		return;
+	p->base_rounds = 0;
+	/* an epoch without samples keeps the older one rather than nothing */
+	if (p->base_cur_ns)
+		p->base_prev_ns = p->base_cur_ns;
+	p->base_cur_ns = 0;
+}
+
+/*
+ * The base, risen above the least sample ever by at most one target: a
+ * queue of our own that never quite drains could otherwise lift the base,
+ * and the queue with it, epoch after epoch.
+ */
+static u64 base_rtt(const struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg)
+{
+	u64 base = min_nonzero(p->base_prev_ns, p->base_cur_ns);
+
+	if (!cfg->base_epoch_rounds || !base)
+		return p->min_rtt_ns;
+	return mrc_min_u64(base, p->min_rtt_ns + cfg->delay_target_ns);
+}
+
 static void path_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
 			   u64 now)
 {
 	u32 total = p->r_acked + p->r_lost;
 
+	base_round_end(p, cfg);
 	if (p->r_acked)
 		p->alpha = ewma_alpha(p->alpha, frac(p->r_marked, p->r_acked),
 				      cfg->ecn_g_shift);
@@ -117,7 +161,7 @@ static void path_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
 static bool standing_queue(const struct mrc_cc_path *p,
 			   const struct mrc_cc_cfg *cfg)
 {
-	return p->r_min_rtt_ns && p->r_min_rtt_ns > p->min_rtt_ns +
+	return p->r_min_rtt_ns && p->r_min_rtt_ns > base_rtt(p, cfg) +
 	       mrc_max_u64(p->min_rtt_ns, cfg->delay_target_ns);
 }
 
@@ -128,6 +172,33 @@ static u32 count_bits(u32 x)
 	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
 	x = (x + (x >> 4)) & 0x0f0f0f0fu;
 	return (x * 0x01010101u) >> 24;
+}
+
+/*
+ * [CC-6a] once every base epoch the connection holds its window for two
+ * rounds at what it delivered in the last round scaled to its paths' base
+ * RTT, one bandwidth-delay product: the link stays busy while the queue we
+ * built drains, and the second round's samples show the base. Only when
+ * more than that is in flight: a connection without a queue has nothing
+ * to drain.
+ */
+static void conn_drain(struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg,
+		       u32 inflight, u64 now)
+{
+	u64 len = now - c->round_start, bdp;
+
+	if (c->drain_left && !--c->drain_left)
+		c->drain_cap = 0;
+	if (!cfg->base_epoch_rounds || ++c->rounds % cfg->base_epoch_rounds ||
+	    !c->r_base_ns || !len)
+		return;
+	bdp = (u64)c->r_acked * mrc_min_u64(c->r_base_ns, len) / len;
+	bdp = mrc_max_u64(bdp, (u64)cfg->min_cwnd * mrc_max_u32(c->npaths, 1));
+	if (bdp >= inflight)
+		return;
+	c->drain_cap = (u32)bdp;
+	c->drain_left = 2;
+	c->drains++;
 }
 
 static void conn_round_end(struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg,
@@ -154,6 +225,8 @@ static void conn_round_end(struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg,
 		c->ssthresh = c->cwnd;
 		c->decreases++;
 	}
+	conn_drain(c, cfg, inflight, now);
+	c->r_base_ns = 0;
 	c->r_acked = 0;
 	c->r_marked = 0;
 	c->marked_paths = 0;
@@ -187,12 +260,10 @@ void mrc_cc_on_ack(struct mrc_cc_path *p, struct mrc_cc_conn *c,
 	u64 round = mrc_max_u64(srtt_ns, MIN_ROUND_NS);
 
 	if (rtt_ns) {
-		if (!p->min_rtt_ns || rtt_ns < p->min_rtt_ns)
-			p->min_rtt_ns = rtt_ns;
-		if (!c->min_rtt_ns || rtt_ns < c->min_rtt_ns)
-			c->min_rtt_ns = rtt_ns;
-		if (!p->r_min_rtt_ns || rtt_ns < p->r_min_rtt_ns)
-			p->r_min_rtt_ns = rtt_ns;
+		p->min_rtt_ns = min_nonzero(p->min_rtt_ns, rtt_ns);
+		p->base_cur_ns = min_nonzero(p->base_cur_ns, rtt_ns);
+		c->min_rtt_ns = min_nonzero(c->min_rtt_ns, rtt_ns);
+		p->r_min_rtt_ns = min_nonzero(p->r_min_rtt_ns, rtt_ns);
 	}
 	marked = mrc_min_u32(marked, acked);
 
@@ -204,6 +275,7 @@ void mrc_cc_on_ack(struct mrc_cc_path *p, struct mrc_cc_conn *c,
 
 	c->r_acked += acked;
 	c->r_marked += marked;
+	c->r_base_ns = min_nonzero(c->r_base_ns, base_rtt(p, cfg));
 	c->active_paths |= path_bit;
 	if (marked)
 		c->marked_paths |= path_bit;
@@ -247,10 +319,11 @@ void mrc_cc_on_hint(struct mrc_cc_conn *c, u32 mbps)
 
 u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg)
 {
+	u32 cwnd = c->drain_cap ? mrc_min_u32(c->cwnd, c->drain_cap) : c->cwnd;
 	u64 cap;
 
 	if (!c->hint_bps || !c->min_rtt_ns)
-		return c->cwnd;
+		return cwnd;
 	/*
 	 * [CC-12] two hinted-rate BDPs at the base RTT, plus two segments:
 	 * enough to keep the hinted rate through ACK coalescing and jitter,
@@ -259,7 +332,7 @@ u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg
 	cap = mrc_min_u64(c->hint_bps, 1ull << 44) / 1024 *
 	      mrc_min_u64(c->min_rtt_ns, 1ull << 28) / (NSEC_PER_SEC_ / 1024);
 	cap = 2 * cap + 2 * cfg->mss;
-	return (u32)mrc_min_u64(c->cwnd, cap);
+	return (u32)mrc_min_u64(cwnd, cap);
 }
 
 void mrc_cc_share_init(struct mrc_cc_share *s, u64 capacity_bps, u64 epoch_ns,

@@ -38,8 +38,10 @@ struct mrc_cc_cfg {
 	u32 conn_max_cwnd;
 	u32 ecn_g_shift;	/* gain of the marked-fraction average: 2^-shift */
 	u32 loss_tol_pm;	/* smoothed loss, per mille, still read as random */
-	/* [CC-6] a round's least RTT above min + max(min, this): marked */
+	/* [CC-6] a round's least RTT above base + max(base, this): marked */
 	u64 delay_target_ns;
+	/* [CC-6] rounds of a base epoch (the base spans two); 0: all time */
+	u32 base_epoch_rounds;
 };
 
 void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss);
@@ -55,7 +57,10 @@ struct mrc_cc_path {
 	u32 r_lost;
 	u64 r_min_rtt_ns;	/* smallest RTT sample this round, 0: none */
 	u64 round_start;
-	u64 min_rtt_ns;
+	u64 min_rtt_ns;		/* least sample ever */
+	u64 base_cur_ns;	/* [CC-6] least sample of this base epoch */
+	u64 base_prev_ns;	/* ... and of the previous one; 0: none */
+	u32 base_rounds;	/* rounds ended in this base epoch */
 	bool congested;		/* the last round ended with marks */
 	/* counters */
 	u64 decreases_ecn;
@@ -75,7 +80,12 @@ struct mrc_cc_conn {
 	u64 round_start;
 	u64 min_rtt_ns;
 	u64 hint_bps;		/* receiver's fair share, bytes/s; 0: none */
+	u64 r_base_ns;		/* least path base RTT this round, 0: none */
+	u32 rounds;		/* rounds ended, for [CC-6] drains */
+	u32 drain_cap;		/* [CC-6] window while draining, 0: none */
+	u32 drain_left;		/* rounds of the drain still to run */
 	u64 decreases;
+	u64 drains;
 };
 
 void mrc_cc_path_init(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
@@ -103,7 +113,7 @@ void mrc_cc_on_rto(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg);
 /* The latest rate hint from the peer, Mbit/s as on the wire (0: none). */
 void mrc_cc_on_hint(struct mrc_cc_conn *c, u32 mbps);
 
-/* The connection's window: its own, capped by the hint ([CC-12]). */
+/* The connection's window: its own, capped by a drain ([CC-6]) and the hint ([CC-12]). */
 u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg);
 
 /* Bytes the path may still put in flight. */

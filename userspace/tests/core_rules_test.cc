@@ -310,6 +310,119 @@ TEST(CC, StandingDelayReadAsMarks)
 	EXPECT_FALSE(p.congested);
 }
 
+// A connection of @npaths paths over one bottleneck, driven round by round:
+// each round puts the windows in flight (capped by the connection's) and
+// every segment's ACK carries the RTT that @rtt_of gives for the total.
+struct CcModel {
+	static constexpr uint32_t kMss = 8192;
+	mrc_cc_cfg cfg;
+	std::vector<mrc_cc_path> p;
+	mrc_cc_conn c;
+	uint64_t now = 1;
+	uint64_t cuts = 0;	// path decreases in the rounds run so far
+	uint64_t max_rtt = 0;	// the highest round RTT since reset
+
+	CcModel(uint32_t epoch_rounds, uint32_t npaths = 1) : p(npaths)
+	{
+		mrc_cc_cfg_default(&cfg, kMss);
+		cfg.delay_target_ns = 10000000;	// 10 ms, the bed's floor
+		cfg.base_epoch_rounds = epoch_rounds;
+		for (auto &path : p)
+			mrc_cc_path_init(&path, &cfg, now);
+		mrc_cc_conn_init(&c, &cfg, now);
+		c.npaths = npaths;
+	}
+	uint32_t inflight() const
+	{
+		uint32_t sum = 0;
+
+		for (const auto &path : p)
+			sum += path.cwnd;
+		return std::min(sum, mrc_cc_conn_window(&c, &cfg));
+	}
+	template <typename F> void rounds(int n, F rtt_of)
+	{
+		for (int r = 0; r < n; r++) {
+			uint32_t w = inflight(), sum = 0;
+			uint64_t rtt = rtt_of(w);
+
+			for (const auto &path : p)
+				sum += path.cwnd;
+			for (uint32_t i = 0; i < p.size(); i++) {
+				uint64_t before = p[i].decreases_ecn;
+				uint32_t share = (uint32_t)((uint64_t)w *
+							    p[i].cwnd / sum);
+				uint32_t k = std::max(share / kMss, 1u);
+
+				for (uint32_t j = 0; j < k; j++) {
+					now += rtt / k / p.size() + 1;
+					mrc_cc_on_ack(&p[i], &c, &cfg, 1u << i,
+						      now, kMss, 0, rtt, rtt, w);
+				}
+				cuts += p[i].decreases_ecn - before;
+			}
+			max_rtt = std::max(max_rtt, rtt);
+		}
+	}
+};
+
+// [CC-6] a delay no cut drains (the host's scheduling, not a queue) raises
+// the base within two epochs: the cuts stop and the window regrows. With
+// the all-time least sample as the base it starves for good.
+TEST(CC, BaseFollowsADelayNoCutDrains)
+{
+	const uint64_t base = 2000000, host = 11000000;	// 2 ms, then +11 ms
+
+	for (uint32_t epoch : {32u, 0u}) {
+		CcModel m(epoch);
+
+		m.rounds(100, [&](uint32_t) { return base; });
+		ASSERT_EQ(m.cuts, 0u);
+		m.rounds(100, [&](uint32_t) { return base + host; });
+		uint64_t cuts_early = m.cuts;
+		uint32_t w_mid = m.p[0].cwnd;
+
+		m.rounds(200, [&](uint32_t) { return base + host; });
+		if (epoch) {
+			EXPECT_GT(cuts_early, 0u);
+			EXPECT_EQ(m.cuts, cuts_early) << "cuts after two epochs";
+			EXPECT_GT(m.p[0].cwnd, w_mid + 16 * CcModel::kMss);
+		} else {
+			EXPECT_GT(m.cuts, cuts_early + 100);
+			EXPECT_EQ(m.p[0].cwnd, m.cfg.min_cwnd);
+		}
+	}
+}
+
+// [CC-6] a queue of our own, on one path or shared by four: the RTT grows
+// with what is in flight past the BDP. DCTCP's cuts alone never empty it,
+// but the drain rounds do, so the base stays and the queue stays near the
+// target; without the drains the base climbed a target higher (24.6 ms).
+TEST(CC, OwnQueueDoesNotLiftTheBase)
+{
+	const uint64_t base = 2000000, rate = 30;	// 30 bytes/us
+	const uint64_t bdp = base / 1000 * rate;
+	auto rtt_of = [&](uint32_t w) {
+		return base + (w > bdp ? (w - bdp) * 1000 / rate : 0);
+	};
+
+	for (uint32_t npaths : {1u, 4u}) {
+		CcModel m(32, npaths);
+
+		m.rounds(300, rtt_of);	// slow start overshoots first
+		m.max_rtt = 0;
+		m.rounds(3000, rtt_of);
+		EXPECT_GT(m.cuts, 10u);
+		EXPECT_GT(m.c.drains, 3000u / 32 / 2);
+		EXPECT_LE(m.max_rtt, 2 * base + m.cfg.delay_target_ns + base / 2)
+			<< npaths << " paths";
+		for (const auto &path : m.p)
+			EXPECT_LE(path.base_prev_ns, base + base / 8);
+		// the window sits between the BDP and the allowed queue
+		EXPECT_GT(m.inflight(), bdp);
+	}
+}
+
 // [CC-10] [CC-11] the receiver's share divides capacity by active senders
 TEST(CC, RateHintShare)
 {
