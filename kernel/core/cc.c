@@ -192,7 +192,9 @@ static void conn_drain(struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg,
 	if (!cfg->base_epoch_rounds || ++c->rounds % cfg->base_epoch_rounds ||
 	    !c->r_base_ns || !len)
 		return;
-	bdp = (u64)c->r_acked * mrc_min_u64(c->r_base_ns, len) / len;
+	/* a base above 2 s is no fabric's; the clamp keeps the product in u64 */
+	bdp = (u64)c->r_acked *
+	      mrc_min_u64(mrc_min_u64(c->r_base_ns, len), 1ull << 31) / len;
 	bdp = mrc_max_u64(bdp, (u64)cfg->min_cwnd * mrc_max_u32(c->npaths, 1));
 	if (bdp >= inflight)
 		return;
