@@ -39,6 +39,16 @@ module_param(base_epoch_rounds, uint, 0644);
 MODULE_PARM_DESC(base_epoch_rounds,
 		 "rounds of a [CC-6] base epoch: the base RTT is the least of the last two; 0: of all time; for new connections");
 
+static bool rack = true;
+module_param(rack, bool, 0644);
+MODULE_PARM_DESC(rack,
+		 "declare a packet lost when later ones of any path arrived ([REL-22]); for new connections");
+
+static bool ack_resends = true;
+module_param(ack_resends, bool, 0644);
+MODULE_PARM_DESC(ack_resends,
+		 "a resend asks for an ACK at once ([REL-14]); for new connections");
+
 static uint npaths = 4;
 module_param(npaths, uint, 0444);
 MODULE_PARM_DESC(npaths,
@@ -554,6 +564,8 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 				       (u64)READ_ONCE(delay_target_us) *
 				       NSEC_PER_USEC);
 	cfg.cc.base_epoch_rounds = READ_ONCE(base_epoch_rounds);
+	cfg.rack = READ_ONCE(rack);
+	cfg.ack_resends = READ_ONCE(ack_resends);
 	/*
 	 * Each ACK costs a software endpoint as much as a data packet, and
 	 * a timer-driven one also a work item wakeup. The sender asks for

@@ -31,6 +31,8 @@ void mrc_conn_cfg_default(struct mrc_conn_cfg *cfg, u32 npaths, u32 mss)
 	cfg->mss = mss;
 	cfg->pkt_max = mss;
 	cfg->retry_limit = 7;
+	cfg->rack = true;
+	cfg->ack_resends = true;
 	cfg->seed = 1;
 	mrc_path_cfg_default(&cfg->path);
 	mrc_cc_cfg_default(&cfg->cc, mss);
@@ -66,6 +68,7 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 		p->state = MRC_PATH_ACTIVE;
 		p->state_since = now;
 	}
+	c->rack_mult = 1;
 	c->msn_una = cfg->tx_msn;
 	c->msn_nxt = cfg->tx_msn;
 	c->peer_msn_ack = cfg->tx_msn;
@@ -226,7 +229,7 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	 * earlier request of the path still counts.
 	 */
 	if (((flags & MRC_F_LAST) && !m->no_end_ack && !more_to_send(c)) ||
-	    c->ask_ack ||
+	    ((flags & MRC_F_RETX) && c->cfg.ack_resends) || c->ask_ack ||
 	    mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
 	    ((mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->tx_pkt ||
 	      !conn_room(c, c->tx_pkt)) &&
@@ -375,6 +378,95 @@ static void seg_lost(struct mrc_conn *c, u32 t, bool timeout)
 	c->rq[c->rq_tail++ % MRC_TX_SEGS] = t;
 }
 
+/*
+ * [REL-22] How long after the newest delivered packet's ACK an ACK of a
+ * packet of @p sent before it may still come: the peer holds a coalesced
+ * ACK up to ack_delay (ours stands in for it), @p's route may be slower
+ * than the other's, and the reordering window.
+ */
+static u64 rack_wait(const struct mrc_conn *c, const struct mrc_path *p)
+{
+	const struct mrc_path_tx *q = &c->path[c->rack_path].tx;
+	u64 reo = mrc_min_u64((u64)c->rack_mult * q->min_rtt_ns / 4, q->srtt_ns);
+	u64 skew = p->tx.min_rtt_ns > q->min_rtt_ns ?
+		   p->tx.min_rtt_ns - q->min_rtt_ns : 0;
+
+	return c->cfg.path.ack_delay_ns + reo + skew;
+}
+
+/* [REL-22] @p's packets sent before stamp @before are lost at @due. */
+static u64 rack_path(struct mrc_conn *c, struct mrc_path *p, u64 now,
+		     u32 before, u64 due)
+{
+	struct mrc_path_events ev = { .acked = c->ev_acked, .lost = c->ev_lost };
+	u64 next = mrc_path_tx_rack(&p->tx, now, before, due, &ev);
+	u32 j;
+
+	for (j = 0; j < ev.n_lost; j++)
+		seg_lost(c, ev.lost[j], false);
+	if (ev.lost_bytes)
+		mrc_cc_on_loss(&p->cc, ev.lost_bytes);
+	return next;
+}
+
+/* [REL-22] declare lost what later deliveries prove lost, on every path. */
+static void rack_detect(struct mrc_conn *c, u64 now)
+{
+	u64 next = ~0ull, wait;
+	u32 i;
+
+	c->rack_deadline = 0;
+	if (!c->cfg.rack || !c->rack_set)
+		return;
+	for (i = 0; i < c->cfg.npaths; i++) {
+		struct mrc_path *p = &c->path[i];
+
+		if (!p->tx.inflight_pkts)
+			continue;
+		wait = rack_wait(c, p);
+		/* an answered request: every ACK due was sent with its own */
+		if (c->rack_req_set) {
+			u64 due = c->rack_req_seen + wait -
+				  c->cfg.path.ack_delay_ns;
+
+			next = mrc_min_u64(next, rack_path(c, p, now,
+							   c->rack_req_sent,
+							   due));
+		}
+		next = mrc_min_u64(next, rack_path(c, p, now, c->rack_sent,
+						   c->rack_seen + wait));
+	}
+	if (next != ~0ull)
+		c->rack_deadline = next;
+}
+
+/* [REL-22] an ACK on path @pi acknowledged packets: what @ev says of them. */
+static void rack_on_ack(struct mrc_conn *c, u32 pi, u64 now,
+			const struct mrc_path_events *ev)
+{
+	c->rack_clean += ev->n_acked;
+	if (ev->n_late_rack) {
+		/* it arrived after all: widen the window, as RACK's DSACK rule */
+		c->rack_mult = mrc_min_u32(c->rack_mult + ev->n_late_rack, 64);
+		c->rack_clean = 0;
+	} else if (c->rack_clean >= MRC_PATH_REORDER_DECAY) {
+		c->rack_mult = mrc_max_u32(c->rack_mult / 2, 1);
+		c->rack_clean = 0;
+	}
+	if (ev->req_acked && (!c->rack_req_set ||
+			      mrc_seq_after(ev->req_sent, c->rack_req_sent))) {
+		c->rack_req_set = true;
+		c->rack_req_sent = ev->req_sent;
+		c->rack_req_seen = now;
+	}
+	if (c->rack_set && !mrc_seq_after(ev->newest_sent, c->rack_sent))
+		return;
+	c->rack_set = true;
+	c->rack_path = (u8)pi;
+	c->rack_sent = ev->newest_sent;
+	c->rack_seen = now;
+}
+
 bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack)
 {
 	struct mrc_path_events ev = { .acked = c->ev_acked, .lost = c->ev_lost };
@@ -427,8 +519,11 @@ bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack
 	c->tx_pkt = mrc_max_u32(c->cfg.mss,
 				mrc_min_u32(ack->rx_max, c->cfg.pkt_max) /
 				c->cfg.mss * c->cfg.mss);
-	if (ev.n_acked)
+	if (ev.n_acked) {
 		mrc_sched_on_ack(p, now);
+		rack_on_ack(c, ack->path_id, now, &ev);
+		rack_detect(c, now);
+	}
 	return true;
 }
 
@@ -638,6 +733,9 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	}
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval,
 			   seg->flags & MRC_F_ACK_REQ);
+	/* [REL-13] a request is answered with every path's news ([REL-22]) */
+	if (seg->flags & MRC_F_ACK_REQ)
+		ack_all_pending(c, MRC_ACK_WHY_REQ);
 	if ((seg->flags & (MRC_F_LAST | MRC_F_ACK_REQ)) ==
 	    (MRC_F_LAST | MRC_F_ACK_REQ))
 		m->want_ack = true;
@@ -655,6 +753,8 @@ dup:
 	 * arrived after all. The path must still count the PSN.
 	 */
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, true);
+	if (seg->flags & MRC_F_ACK_REQ)
+		ack_all_pending(c, MRC_ACK_WHY_REQ);
 	c->stats.rx_dup++;
 	return MRC_RX_DUP;
 }
@@ -704,6 +804,8 @@ enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
 		return MRC_RX_DROP;
 	}
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, true);
+	if (seg->flags & MRC_F_ACK_REQ)
+		ack_all_pending(c, MRC_ACK_WHY_REQ);
 	c->stats.rx_dup++;
 	return MRC_RX_DUP;
 }
@@ -831,6 +933,8 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 			t = mrc_min_u64(t, mrc_path_tx_deadline(&p->tx));
 		t = mrc_min_u64(t, mrc_path_rx_ack_deadline(&p->rx, &c->cfg.path));
 	}
+	if (c->rack_deadline)
+		t = mrc_min_u64(t, c->rack_deadline);
 	return t;
 }
 
@@ -856,6 +960,8 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 		mrc_cc_on_rto(&p->cc, &c->cfg.cc);
 		mrc_sched_on_rto(p, &c->cfg.sched, now);
 	}
+	if (c->rack_deadline && now >= c->rack_deadline)
+		rack_detect(c, now);
 	mrc_sched_maintain(&c->sched, &c->cfg.sched, c->path, c->cfg.npaths,
 			   &c->cfg.path, &c->cfg.cc, now);
 }

@@ -56,6 +56,8 @@ struct mrc_conn_cfg {
 	u32 tx_msn;		/* first MSN we send */
 	u32 rx_msn;		/* first MSN the peer sends */
 	u32 retry_limit;	/* timeouts one segment survives ([REL-12]) */
+	bool rack;		/* [REL-22] loss by later deliveries on any path */
+	bool ack_resends;	/* [REL-14] a resend asks for an ACK */
 	u64 seed;		/* source-port choice */
 	struct mrc_path_cfg path;
 	struct mrc_cc_cfg cc;
@@ -205,6 +207,17 @@ struct mrc_conn {
 	u32 rq_head;		/* resend queue of segment-table indices */
 	u32 rq_tail;
 	u32 tx_rr;		/* stream round robin, sending */
+	/* [REL-22] the packet sent last of those known delivered, any path */
+	bool rack_set;
+	u8 rack_path;		/* its path */
+	u32 rack_sent;		/* its send stamp (mrc_path_stamp()) */
+	u64 rack_seen;		/* when its ACK arrived */
+	bool rack_req_set;	/* ... and of the ACK_REQ packets answered: */
+	u32 rack_req_sent;
+	u64 rack_req_seen;
+	u32 rack_mult;		/* reordering window, quarters of min_rtt */
+	u32 rack_clean;		/* packets acked since a late [REL-22] loss */
+	u64 rack_deadline;	/* when a packet left waiting falls due; 0: none */
 	u32 cq_rr;		/* stream round robin, completions */
 	struct mrc_tx_segent seg[MRC_TX_SEGS];
 	u32 rq[MRC_TX_SEGS];

@@ -130,6 +130,7 @@ u32 mrc_path_tx_send(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 	struct mrc_path_slot *s = slot_of(tx, psn);
 
 	s->cookie = cookie;
+	s->sent = mrc_path_stamp(now);
 	s->len = (u16)len;
 	s->state = MRC_SLOT_INFLIGHT;
 	tx->inflight_pkts++;
@@ -189,10 +190,21 @@ static void mark_acked(struct mrc_path_tx *tx, u32 psn,
 		tx->late_acks++;
 		tx->clean_acks = 0;
 		/* a timer's false alarm is a lost ACK, not reordering */
-		if (s->by_gap && shift < MRC_PATH_WND && shift + 1 > tx->reorder)
+		if (s->lost_by == MRC_LOST_GAP && shift < MRC_PATH_WND &&
+		    shift + 1 > tx->reorder)
 			tx->reorder = mrc_min_u32(shift + 1, MRC_PATH_REORDER_MAX);
+		if (s->lost_by == MRC_LOST_RACK) {
+			ev->n_late_rack++;
+			tx->late_rack++;
+		}
 	} else {
 		return;
+	}
+	if (!ev->n_acked || mrc_seq_after(s->sent, ev->newest_sent))
+		ev->newest_sent = s->sent;
+	if (tx->req_set && psn == tx->req_psn) {
+		ev->req_acked = true;
+		ev->req_sent = s->sent;
 	}
 	s->state = MRC_SLOT_ACKED;
 	ev->acked[ev->n_acked++] = s->cookie;
@@ -207,8 +219,19 @@ static void mark_lost(struct mrc_path_tx *tx, struct mrc_path_slot *s,
 	tx->inflight_bytes -= s->len;
 	ev->lost_bytes += s->len;
 	s->state = MRC_SLOT_LOST;
-	s->by_gap = 0;
+	s->lost_by = MRC_LOST_TIMER;
 	ev->lost[ev->n_lost++] = s->cookie;
+}
+
+static void clear_events(struct mrc_path_events *ev)
+{
+	ev->n_acked = 0;
+	ev->n_lost = 0;
+	ev->n_late = 0;
+	ev->n_late_rack = 0;
+	ev->req_acked = false;
+	ev->acked_bytes = 0;
+	ev->lost_bytes = 0;
 }
 
 static void advance_una(struct mrc_path_tx *tx)
@@ -228,11 +251,7 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 	u32 psn, w, limit;
 	bool progress = false;
 
-	ev->n_acked = 0;
-	ev->n_lost = 0;
-	ev->n_late = 0;
-	ev->acked_bytes = 0;
-	ev->lost_bytes = 0;
+	clear_events(ev);
 
 	/* [REL-7] nothing at or beyond snd_nxt can have been received. */
 	if (mrc_seq_after(sack->cum, tx->snd_nxt))
@@ -290,7 +309,7 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 
 		if (s->state == MRC_SLOT_INFLIGHT) {
 			mark_lost(tx, s, ev);
-			s->by_gap = 1;
+			s->lost_by = MRC_LOST_GAP;
 			tx->lost_gap++;
 		}
 	}
@@ -332,11 +351,7 @@ enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
 	enum mrc_path_timer what;
 	u32 psn;
 
-	ev->n_acked = 0;
-	ev->n_lost = 0;
-	ev->n_late = 0;
-	ev->acked_bytes = 0;
-	ev->lost_bytes = 0;
+	clear_events(ev);
 	if (tx->rto_deadline && now >= tx->rto_deadline)
 		what = MRC_TIMER_RTO;
 	else if (tx->pto_deadline && now >= tx->pto_deadline)
@@ -385,6 +400,30 @@ enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
 	tx->retries++;
 	tx->rto_fired++;
 	return what;
+}
+
+u64 mrc_path_tx_rack(struct mrc_path_tx *tx, u64 now, u32 newest, u64 due,
+		     struct mrc_path_events *ev)
+{
+	u32 psn;
+
+	clear_events(ev);
+	for (psn = tx->snd_una; psn != tx->snd_nxt; psn++) {
+		struct mrc_path_slot *s = slot_of(tx, psn);
+
+		if (s->state != MRC_SLOT_INFLIGHT)
+			continue;
+		/* sent in PSN order: the rest went after @newest too */
+		if (!mrc_seq_before(s->sent, newest))
+			break;
+		if (now < due)
+			return due;
+		mark_lost(tx, s, ev);
+		s->lost_by = MRC_LOST_RACK;
+		tx->lost_rack++;
+	}
+	advance_una(tx);
+	return ~0ull;
 }
 
 /* ---- receiver half ---- */

@@ -64,12 +64,29 @@ enum mrc_slot_state {
 	MRC_SLOT_LOST,
 };
 
+/* What declared a packet lost. */
+enum mrc_lost_by {
+	MRC_LOST_TIMER = 0,	/* RTO or PTO ([REL-10]) */
+	MRC_LOST_GAP,		/* a gap in its path ([REL-8]) */
+	MRC_LOST_RACK,		/* a later packet of any path arrived ([REL-22]) */
+};
+
 struct mrc_path_slot {
 	u32 cookie;		/* caller's handle of what this PSN carried */
+	u32 sent;		/* mrc_path_stamp() of its transmission */
 	u16 len;		/* payload bytes, for the windows */
 	u8 state;		/* enum mrc_slot_state */
-	u8 by_gap;		/* LOST: declared by a gap, not a timer */
+	u8 lost_by;		/* LOST: enum mrc_lost_by */
 };
+
+/*
+ * Send times in units of 1024 ns, 32 bits: they wrap after 73 minutes, so
+ * two of them compare like PSNs (mrc_seq_before()) within 36 minutes.
+ */
+static inline u32 mrc_path_stamp(u64 now)
+{
+	return (u32)(now >> 10);
+}
 
 struct mrc_path_tx {
 	u32 snd_una;		/* oldest PSN in flight (== snd_nxt if none) */
@@ -94,8 +111,10 @@ struct mrc_path_tx {
 	u64 sent_pkts;
 	u64 acked_pkts;
 	u64 lost_gap;
+	u64 lost_rack;
 	u64 lost_rto;
 	u64 late_acks;		/* packets declared lost that arrived after all */
+	u64 late_rack;		/* ... of those, declared by [REL-22] */
 	u64 rto_fired;
 	u64 lost_pto;
 	u64 pto_fired;
@@ -141,6 +160,10 @@ struct mrc_path_events {
 	u32 n_acked;		/* cookies newly known received */
 	u32 n_lost;		/* cookies newly declared lost: resend them */
 	u32 n_late;		/* of n_acked, ones declared lost earlier */
+	u32 n_late_rack;	/* ... of those, by [REL-22] */
+	u32 newest_sent;	/* send stamp of the newest packet acked */
+	bool req_acked;		/* the newest ACK_REQ packet was acked... */
+	u32 req_sent;		/* ... sent at this stamp */
 	u32 acked_bytes;	/* of packets that were in flight */
 	u32 lost_bytes;
 };
@@ -208,6 +231,14 @@ enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
 
 /* The earlier of the two timers; 0 if neither is armed. */
 u64 mrc_path_tx_deadline(const struct mrc_path_tx *tx);
+
+/*
+ * [REL-22] Once @now reaches @due, declare lost every packet in flight
+ * sent before stamp @newest (a packet known delivered, of any path).
+ * Returns @due if such packets are left waiting for it, ~0 if none.
+ */
+u64 mrc_path_tx_rack(struct mrc_path_tx *tx, u64 now, u32 newest, u64 due,
+		     struct mrc_path_events *ev);
 
 /* Forget the RTT estimate, e.g. when the path moves to a new route. */
 void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg);

@@ -464,6 +464,50 @@ static void mrc_path_tx_probe_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->tx.rto_deadline, rto_deadline);
 }
 
+/*
+ * [REL-22] what a later packet of another path proved: the packets in
+ * flight sent before it, once @due passes, oldest first, and nothing
+ * sent after it.
+ */
+static void mrc_path_tx_rack_takes_what_went_before(struct kunit *test)
+{
+	struct mrc_t_path *t = mrc_t_path_new(test, 0);
+	u64 due = 5 * MS;
+	struct mrc_sack s;
+	u32 newest;
+
+	mrc_path_tx_send(&t->tx, &t->cfg, 0, 1, 10);
+	mrc_path_tx_send(&t->tx, &t->cfg, 10 * US, 2, 10);
+	mrc_path_tx_send(&t->tx, &t->cfg, 20 * US, 3, 10);
+	mrc_path_tx_send(&t->tx, &t->cfg, 40 * US, 4, 10);
+	newest = mrc_path_stamp(30 * US);	/* after the third */
+	/* the first one's ACK came: only the next two are in question */
+	mrc_t_sack(&s, 1, NULL, 0);
+	mrc_path_tx_on_ack(&t->tx, &t->cfg, 1 * MS, &s, 0, &t->ev);
+
+	KUNIT_EXPECT_EQ(test, mrc_path_tx_rack(&t->tx, due - 1, newest, due,
+					       &t->ev), due);
+	KUNIT_EXPECT_EQ(test, t->ev.n_lost, 0u);
+	KUNIT_EXPECT_EQ(test, mrc_path_tx_rack(&t->tx, due, newest, due,
+					       &t->ev), ~0ull);
+	KUNIT_ASSERT_EQ(test, t->ev.n_lost, 2u);
+	KUNIT_EXPECT_EQ(test, t->lost[0], 2u);
+	KUNIT_EXPECT_EQ(test, t->lost[1], 3u);
+	KUNIT_EXPECT_EQ(test, t->ev.lost_bytes, 20u);
+	KUNIT_EXPECT_EQ(test, t->tx.lost_rack, 2ull);
+	KUNIT_EXPECT_EQ(test, t->tx.inflight_pkts, 1u);
+	KUNIT_EXPECT_EQ(test, t->tx.snd_una, 3u);
+
+	/* the second turns up after all: a late ack, told apart from a gap's */
+	mrc_t_sack(&s, 2, NULL, 0);
+	mrc_path_tx_on_ack(&t->tx, &t->cfg, 6 * MS, &s, 0, &t->ev);
+	KUNIT_EXPECT_EQ(test, t->ev.n_late, 1u);
+	KUNIT_EXPECT_EQ(test, t->ev.n_late_rack, 1u);
+	KUNIT_EXPECT_EQ(test, t->tx.late_rack, 1ull);
+	KUNIT_EXPECT_EQ(test, t->tx.reorder, 1u);
+	KUNIT_EXPECT_EQ(test, t->ev.newest_sent, mrc_path_stamp(10 * US));
+}
+
 static void mrc_path_tx_ack_ends_backoff(struct kunit *test)
 {
 	struct mrc_t_path *t = mrc_t_path_new(test, 0);
@@ -637,6 +681,7 @@ static struct kunit_case mrc_path_cases[] = {
 	KUNIT_CASE(mrc_path_tx_rejects_impossible_acks),
 	KUNIT_CASE(mrc_path_tx_rto_fires_and_backs_off),
 	KUNIT_CASE(mrc_path_tx_probe_timeout),
+	KUNIT_CASE(mrc_path_tx_rack_takes_what_went_before),
 	KUNIT_CASE(mrc_path_tx_ack_ends_backoff),
 	KUNIT_CASE(mrc_path_tx_rtt_estimator),
 	KUNIT_CASE(mrc_path_lossless_transfer),

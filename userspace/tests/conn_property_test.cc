@@ -359,6 +359,113 @@ double bed_goodput(double loss, uint32_t len, uint64_t seed)
 
 } // namespace
 
+namespace {
+
+struct BatchRun {
+	double goodput;		// bytes per ns
+	uint64_t rto;		// retransmission timeouts, all paths
+	uint64_t rack;		// losses found by [REL-22]
+	uint64_t late;		// ... that were not
+};
+
+// perftest's bandwidth loop as the bed runs it (-t 40 for 64 KiB, -t 10
+// for 1 MiB: one signalled WR per tx_depth, so it posts a batch and waits
+// for all of it) over the kernel's settings for software endpoints
+// (xport.c: 30 ms delay target, 20 ms rto_min, ACKs every 32 packets or
+// 4 ms, req_spacing 8), no rate hint (the bed's links report no speed),
+// loss on data only (netem on the sender's egress). The batch's whole
+// data queues at the bottleneck, so a hole near its end is what the
+// application waits for.
+BatchRun bed_batch(double loss, uint32_t len, uint64_t seed, bool tails)
+{
+	mrcsim::LinkCfg link;
+	mrcsim::Workload wl;
+
+	link.loss = loss;
+	link.rate_bpns = 0.070;
+	link.delay_ns = 1000000;
+	link.rate_hint = false;
+	link.acks_lossless = true;
+	wl.streams = 1;
+	wl.min_len = wl.max_len = len;
+	wl.outstanding = len > 65536 ? 10 : 40;
+	wl.batch = true;
+	// not scaled: fewer batches leave the fractions to a few RTOs
+	wl.messages = len > 65536 ? 600 : 4000;
+	mrc_conn_cfg cfg = make_cfg(4, 1, 8192);
+	cfg.retry_limit = 7;
+	cfg.cc.delay_target_ns = 30000000;
+	cfg.path.rto_min_ns = 20000000;
+	cfg.path.rto_init_ns = 100000000;
+	cfg.path.ack_delay_ns = 4000000;
+	cfg.path.ack_every = 32;
+	cfg.path.req_spacing = 8;
+	cfg.rack = tails;
+	cfg.ack_resends = tails;
+	mrcsim::Sim sim(cfg, link, wl, seed);
+	bool ok = sim.run(600ull * 1000000000);
+	expect_clean(sim, ok, "batch");
+
+	BatchRun r = {(double)sim.stats().bytes_rx / (double)sim.stats().end_ns,
+		      0, 0, 0};
+	for (uint32_t i = 0; i < 4; i++) {
+		const mrc_path_tx &tx = sim.sender()->path[i].tx;
+
+		r.rto += tx.rto_fired;
+		r.rack += tx.lost_rack;
+		r.late += tx.late_rack;
+	}
+	return r;
+}
+
+} // namespace
+
+// [REL-22] [REL-14] where perftest waits for whole batches, the tails of
+// the paths decide: without the rule and the resends' requests a lost tail
+// waits for an RTO and a filled hole for a held ACK. When this test was
+// added (4 paths, 8 KiB segments, mean of 3 seeds): 64 KiB messages kept
+// 0.88 / 0.53 of lossless at 1% / 10% loss without them and 0.98 / 0.72
+// with them; 1 MiB messages 0.96 / 0.79 and 0.98 / 0.85. The 64 KiB
+// batches at 10% stay below issue 6's 0.80 here: a lost resend at a
+// batch's end still waits for its RTO.
+TEST(ConnProperty, BatchesAtTheBedsSettings)
+{
+	for (uint32_t len : {65536u, 1048576u}) {
+		double f1 = 0, f10 = 0, old1 = 0, old10 = 0;
+		uint64_t rto = 0, old_rto = 0, found = 0, late = 0;
+		const int seeds = 3;
+
+		// a few seeds: one RTO more or less moves a single run's fraction
+		for (int sd = 0; sd < seeds; sd++) {
+			double base = bed_batch(0, len, 3 + sd, true).goodput;
+			BatchRun g1 = bed_batch(0.01, len, 10 + sd, true);
+			BatchRun g10 = bed_batch(0.10, len, 20 + sd, true);
+			BatchRun o1 = bed_batch(0.01, len, 10 + sd, false);
+			BatchRun o10 = bed_batch(0.10, len, 20 + sd, false);
+
+			f1 += g1.goodput / base / seeds;
+			f10 += g10.goodput / base / seeds;
+			old1 += o1.goodput / base / seeds;
+			old10 += o10.goodput / base / seeds;
+			rto += g1.rto + g10.rto;
+			old_rto += o1.rto + o10.rto;
+			found += g1.rack + g10.rack;
+			late += g1.late + g10.late;
+		}
+		printf("[          ] %u B batches, mean of %d seeds: 1%% loss %.3f (%.3f without), 10%% loss %.3f (%.3f); RTOs %llu (%llu), tails found %llu, late %llu\n",
+		       len, seeds, f1, old1, f10, old10,
+		       (unsigned long long)rto, (unsigned long long)old_rto,
+		       (unsigned long long)found, (unsigned long long)late);
+		EXPECT_GE(f1, 0.95) << len;
+		EXPECT_GE(f10, len > 65536 ? 0.80 : 0.65) << len;
+		EXPECT_GT(f10, old10 * 1.05) << len;
+		EXPECT_LT(rto, old_rto / 2) << len;
+		EXPECT_GT(found, 0u) << len;
+		// in a FIFO channel nothing found by the rule arrives later
+		EXPECT_EQ(late, 0u) << len;
+	}
+}
+
 // Issue 6's targets where bench-loss measures them: what the protocol
 // keeps at 1% and 10% loss with 64 KiB and 1 MiB messages, with no guest
 // CPU or link cost in the way. When this test was added: 0.99 / 0.89 for

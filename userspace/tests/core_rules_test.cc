@@ -943,6 +943,90 @@ TEST(Conn, StaleResendEntryDoesNotBlockNewData)
 	EXPECT_EQ(p.a->rq_head, p.a->rq_tail);
 }
 
+// [REL-22] the last packet of a path, lost: no later packet of its path
+// reveals it, but a later one of another path does, acknowledged: once
+// the reordering window has passed if it was a request, which the
+// receiver answers with every path's ACK ([REL-13]); else once ack_delay
+// has passed too, the longest the receiver holds an ACK. [REL-14] the
+// resend asks for an ACK; [REL-9] when the original turns up after all,
+// the reordering window widens.
+TEST(Conn, TailLossFoundByLaterDeliveryOnAnotherPath)
+{
+	enum { REQUEST, DELIVERY, OFF };
+
+	for (int mode : {REQUEST, DELIVERY, OFF}) {
+		Pair p(2, 1024);
+		mrc_tx_seg t[4], re;
+		mrc_ack_info ack;
+		const uint64_t gap = 10000, arrive = 100000, acked_at = 200000;
+		uint64_t sent_at = arrive;
+
+		p.a->cfg.rack = mode != OFF;
+		p.a->sched.burst = 1;	// one packet per path in turn
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 4096, 1, nullptr));
+		for (int i = 0; i < 4; i++)
+			ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), i * gap, &t[i]));
+		ASSERT_EQ(t[2].path_id, t[0].path_id);
+		ASSERT_NE(t[3].path_id, t[2].path_id);
+		ASSERT_TRUE(t[3].flags & MRC_F_ACK_REQ);
+		if (mode == DELIVERY) {	// as if more had followed it
+			t[3].flags &= ~MRC_F_ACK_REQ;
+			p.a->path[t[3].path_id].tx.req_set = false;
+		}
+		// t[2], its path's last packet, is lost; the rest arrive
+		for (int i : {0, 1, 3}) {
+			mrc_rx_seg s = Pair::rx_of(t[i]);
+			ASSERT_EQ(mrc_conn_rx_data(p.b.get(), arrive, &s, nullptr),
+				  MRC_RX_NEW);
+		}
+		if (mode == DELIVERY) {
+			// nothing asked: both ACKs wait ack_delay
+			EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), arrive, nullptr,
+						       &ack));
+			sent_at += p.cfg.path.ack_delay_ns;
+		}
+		uint32_t paths = 0;
+		while (mrc_conn_ack_next(p.b.get(), sent_at, nullptr, &ack)) {
+			paths |= 1u << ack.path_id;
+			ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), acked_at, &ack));
+		}
+		EXPECT_EQ(paths, 3u) << "an ACK of each path, at once";
+		EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), acked_at, &re));
+		if (mode == OFF) {
+			// only the timers are left, much later
+			EXPECT_GT(mrc_conn_deadline(p.a.get()),
+				  2 * acked_at + p.cfg.path.ack_delay_ns);
+			continue;
+		}
+		uint64_t due = mrc_conn_deadline(p.a.get());
+		uint64_t rtt_q = p.a->path[t[3].path_id].tx.min_rtt_ns;
+		uint64_t rtt_p = p.a->path[t[2].path_id].tx.min_rtt_ns;
+		// the reordering window, the slower route's excess, and for
+		// an unasked delivery the receiver's ACK hold
+		ASSERT_GT(rtt_p, rtt_q);
+		EXPECT_EQ(due, acked_at + rtt_q / 4 + (rtt_p - rtt_q) +
+			  (mode == DELIVERY ? p.cfg.path.ack_delay_ns : 0));
+		mrc_conn_on_timer(p.a.get(), due - 1);
+		EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), due - 1, &re));
+		mrc_conn_on_timer(p.a.get(), due);
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), due, &re));
+		EXPECT_EQ(re.offset, t[2].offset);
+		EXPECT_TRUE(re.flags & MRC_F_RETX);
+		EXPECT_TRUE(re.flags & MRC_F_ACK_REQ);
+		EXPECT_EQ(p.a->path[t[2].path_id].tx.lost_rack, 1u);
+		EXPECT_EQ(p.a->path[t[0].path_id].tx.late_acks, 0u);
+		// the original was only late: the window widens
+		mrc_rx_seg late = Pair::rx_of(t[2]);
+		ASSERT_EQ(mrc_conn_rx_data(p.b.get(), due + 1000, &late, nullptr),
+			  MRC_RX_NEW);
+		while (mrc_conn_ack_next(p.b.get(), due + 1000 +
+					 p.cfg.path.ack_delay_ns, nullptr, &ack))
+			ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), due + 50000, &ack));
+		EXPECT_EQ(p.a->path[t[2].path_id].tx.late_acks, 1u);
+		EXPECT_EQ(p.a->rack_mult, 2u);
+	}
+}
+
 // [REL-21] a lingering receiver acknowledges resends of what it placed and
 // nothing else
 TEST(Conn, LingerAcksOnlyWhatWasPlaced)

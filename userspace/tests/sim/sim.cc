@@ -29,8 +29,10 @@ Sim::Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
 	cb.tx_msn = ca.rx_msn;
 	if (!mrc_conn_init(a_.get(), &ca, 0) || !mrc_conn_init(b_.get(), &cb, 0))
 		fail("mrc_conn_init refused the configuration");
-	mrc_cc_share_init(&share_b_, (uint64_t)(link.rate_bpns * 1e9), MRC_CC_SHARE_EPOCH_NS, 0);
-	mrc_cc_share_init(&share_a_, (uint64_t)(link.rate_bpns * 1e9), MRC_CC_SHARE_EPOCH_NS, 0);
+	uint64_t capacity = link.rate_hint ? (uint64_t)(link.rate_bpns * 1e9) : 0;
+
+	mrc_cc_share_init(&share_b_, capacity, MRC_CC_SHARE_EPOCH_NS, 0);
+	mrc_cc_share_init(&share_a_, capacity, MRC_CC_SHARE_EPOCH_NS, 0);
 	next_rx_ssn_.assign(cfg.nstreams, 0);
 	next_tx_ssn_.assign(cfg.nstreams, 0);
 }
@@ -75,7 +77,8 @@ void Sim::transmit(bool to_b, uint16_t sport, uint32_t bytes, Pkt p)
 		st_.outage_drops++;
 		return;
 	}
-	if (link_.loss > 0 && uniform() < link_.loss) {
+	if (link_.loss > 0 && !(p.is_ack && link_.acks_lossless) &&
+	    uniform() < link_.loss) {
 		st_.dropped++;
 		return;
 	}
@@ -100,6 +103,8 @@ void Sim::post_more()
 {
 	mrc_conn *a = a_.get();
 
+	if (wl_.batch && posted_count_ != st_.msgs_done_tx)
+		return;
 	while (posted_count_ < wl_.messages &&
 	       posted_count_ - st_.msgs_done_tx < wl_.outstanding) {
 		uint32_t span = wl_.max_len - wl_.min_len + 1;

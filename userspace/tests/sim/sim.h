@@ -32,6 +32,7 @@ struct LinkCfg {
 	uint64_t delay_ns = 10000;	// one-way propagation
 	uint64_t jitter_ns = 0;		// uniform extra delay (reorders if > gap)
 	double loss = 0;		// per packet, data and ACKs
+	bool acks_lossless = false;	// ... or data only (netem on one egress)
 	double dup = 0;
 	double reorder = 0;		// chance of reorder_ns extra delay
 	uint64_t reorder_ns = 30000;
@@ -39,6 +40,7 @@ struct LinkCfg {
 	uint32_t routes = 16;		// route = sport % routes
 	int hot_route = -1;		// a congested route: marks CE on data
 	double hot_mark = 0;		// with this probability
+	bool rate_hint = true;		// receivers hint the link rate ([CC-10])
 };
 
 struct Outage {
@@ -52,6 +54,9 @@ struct Workload {
 	uint32_t max_len = 256 * 1024;
 	uint32_t outstanding = 32;	// messages kept posted
 	uint64_t messages = 1000;	// total to post
+	// post the next @outstanding only when every earlier one completed:
+	// perftest's bandwidth loop, which signals one WR per tx_depth
+	bool batch = false;
 };
 
 struct Stats {
