@@ -48,7 +48,9 @@ TRACE_EVENT(mrc_path_ack,
 			   __entry->tx_pkts = p->tx.sent_pkts;
 			   __entry->acked_pkts = p->tx.acked_pkts;
 			   __entry->lost_pkts = p->tx.lost_gap +
+						p->tx.lost_rack +
 						p->tx.lost_rto + p->tx.lost_pto;
+			   __entry->late_pkts = p->tx.late_acks;
 			   __entry->rto_fired = p->tx.rto_fired;
 			   __entry->qpn = xp->qp->ibqp.qp_num;
 			   __entry->srtt_us = mrc_trace_us(p->tx.srtt_ns);
@@ -62,12 +64,13 @@ TRACE_EVENT(mrc_path_ack,
 			   __entry->sport = p->sport;
 			   __entry->path = ack->path_id;
 			   __entry->state = p->state;),
-	    TP_printk("%s qpn=%u path=%u sport=%u state=%u srtt_us=%u cwnd=%u inflight=%u conn_cwnd=%u tx_pkts=%llu lost=%llu ce=%u hint=%u",
+	    TP_printk("%s qpn=%u path=%u sport=%u state=%u srtt_us=%u cwnd=%u inflight=%u conn_cwnd=%u tx_pkts=%llu lost=%llu late=%llu ce=%u hint=%u",
 		      __entry->dev, __entry->qpn, __entry->path,
 		      __entry->sport, __entry->state, __entry->srtt_us,
 		      __entry->cwnd, __entry->inflight, __entry->conn_cwnd,
 		      __entry->tx_pkts,
-		      __entry->lost_pkts, __entry->ce, __entry->rate_hint)
+		      __entry->lost_pkts, __entry->late_pkts, __entry->ce,
+		      __entry->rate_hint)
 );
 
 #endif /* MRC_TRACE_H */

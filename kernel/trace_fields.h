@@ -25,6 +25,7 @@
 	__field(u64, tx_pkts)	/* PSNs sent, resends included */ \
 	__field(u64, acked_pkts)				\
 	__field(u64, lost_pkts)	/* declared lost: each resent */ \
+	__field(u64, late_pkts)	/* ... and acked after all */	\
 	__field(u64, rto_fired)				\
 	__field(u32, qpn)					\
 	__field(u32, srtt_us)	/* 0: no sample yet */		\

@@ -207,9 +207,9 @@ int main(int argc, char **argv) {
     }
     if (g_stop) break;
     const uint64_t now = mono_ns();
-    std::printf("%-8s %6s %4s %5s %-9s %8s %8s %8s %8s %10s %8s %8s %6s %8s %6s\n", "DEV", "QPN",
-                "PATH", "SPORT", "STATE", "SRTT_US", "MINRTT", "CWND", "INFLIGHT", "TX_PKTS",
-                "TX_PPS", "RETX", "RTO", "CE", "HINT");
+    std::printf("%-8s %6s %4s %5s %-9s %8s %8s %8s %8s %10s %8s %8s %8s %6s %8s %6s\n", "DEV",
+                "QPN", "PATH", "SPORT", "STATE", "SRTT_US", "MINRTT", "CWND", "INFLIGHT", "TX_PKTS",
+                "TX_PPS", "RETX", "SPURIOUS", "RTO", "CE", "HINT");
     unsigned shown = 0;
     for (const Row &r : read_map(fd)) {
       const mrc_path_ack_rec &p = r.val.rec;
@@ -219,11 +219,12 @@ int main(int argc, char **argv) {
       auto pit = prev_tx.find(k);
       double pps = pit == prev_tx.end() ? 0.0 : double(p.tx_pkts - pit->second) / interval;
       prev_tx[k] = p.tx_pkts;
-      std::printf("%-8s %6u %4u %5u %-9s %8u %8u %8u %8u %10llu %8.0f %8llu %6llu %8u %6u\n",
+      std::printf("%-8s %6u %4u %5u %-9s %8u %8u %8u %8u %10llu %8.0f %8llu %8llu %6llu %8u %6u\n",
                   dev.c_str(), unsigned(r.key.qpn), unsigned(r.key.path), unsigned(p.sport),
                   state_name(p.state), unsigned(p.srtt_us), unsigned(p.min_rtt_us),
                   unsigned(p.cwnd), unsigned(p.inflight), (unsigned long long)p.tx_pkts, pps,
-                  (unsigned long long)p.lost_pkts, (unsigned long long)p.rto_fired,
+                  (unsigned long long)p.lost_pkts, (unsigned long long)p.late_pkts,
+                  (unsigned long long)p.rto_fired,
                   unsigned(p.ce), unsigned(p.rate_hint));
       shown++;
     }
