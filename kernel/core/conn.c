@@ -384,13 +384,22 @@ static void seg_lost(struct mrc_conn *c, u32 t, bool timeout)
  * ACK up to ack_delay (ours stands in for it), @p's route may be slower
  * than the other's, and the reordering window.
  */
-static u64 rack_wait(const struct mrc_conn *c, const struct mrc_path *p)
+static u64 rack_wait(const struct mrc_conn *c, const struct mrc_path *p,
+		     bool answer)
 {
-	const struct mrc_path_tx *q = &c->path[c->rack_path].tx;
+	const struct mrc_path_tx *q =
+		&c->path[answer ? c->rack_req_path : c->rack_path].tx;
 	u64 reo = mrc_min_u64((u64)c->rack_mult * q->min_rtt_ns / 4, q->srtt_ns);
 	u64 skew = p->tx.min_rtt_ns > q->min_rtt_ns ?
 		   p->tx.min_rtt_ns - q->min_rtt_ns : 0;
 
+	/*
+	 * The answer to a request carried every ACK due when it arrived,
+	 * but on a slower route a packet sent before the request may have
+	 * arrived after it, and its ACK waits like any other.
+	 */
+	if (answer && !skew)
+		return reo;
 	return c->cfg.path.ack_delay_ns + reo + skew;
 }
 
@@ -412,7 +421,7 @@ static u64 rack_path(struct mrc_conn *c, struct mrc_path *p, u64 now,
 /* [REL-22] declare lost what later deliveries prove lost, on every path. */
 static void rack_detect(struct mrc_conn *c, u64 now)
 {
-	u64 next = ~0ull, wait;
+	u64 next = ~0ull;
 	u32 i;
 
 	c->rack_deadline = 0;
@@ -421,20 +430,19 @@ static void rack_detect(struct mrc_conn *c, u64 now)
 	for (i = 0; i < c->cfg.npaths; i++) {
 		struct mrc_path *p = &c->path[i];
 
-		if (!p->tx.inflight_pkts)
+		/* a path without an RTT sample has no known route delay */
+		if (!p->tx.inflight_pkts || !p->tx.min_rtt_ns)
 			continue;
-		wait = rack_wait(c, p);
-		/* an answered request: every ACK due was sent with its own */
 		if (c->rack_req_set) {
-			u64 due = c->rack_req_seen + wait -
-				  c->cfg.path.ack_delay_ns;
+			u64 due = c->rack_req_seen + rack_wait(c, p, true);
 
 			next = mrc_min_u64(next, rack_path(c, p, now,
 							   c->rack_req_sent,
 							   due));
 		}
 		next = mrc_min_u64(next, rack_path(c, p, now, c->rack_sent,
-						   c->rack_seen + wait));
+						   c->rack_seen +
+						   rack_wait(c, p, false)));
 	}
 	if (next != ~0ull)
 		c->rack_deadline = next;
@@ -456,6 +464,7 @@ static void rack_on_ack(struct mrc_conn *c, u32 pi, u64 now,
 	if (ev->req_acked && (!c->rack_req_set ||
 			      mrc_seq_after(ev->req_sent, c->rack_req_sent))) {
 		c->rack_req_set = true;
+		c->rack_req_path = (u8)pi;
 		c->rack_req_sent = ev->req_sent;
 		c->rack_req_seen = now;
 	}

@@ -213,6 +213,7 @@ struct mrc_conn {
 	u32 rack_sent;		/* its send stamp (mrc_path_stamp()) */
 	u64 rack_seen;		/* when its ACK arrived */
 	bool rack_req_set;	/* ... and of the ACK_REQ packets answered: */
+	u8 rack_req_path;
 	u32 rack_req_sent;
 	u64 rack_req_seen;
 	u32 rack_mult;		/* reordering window, quarters of min_rtt */

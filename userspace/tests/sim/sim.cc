@@ -82,7 +82,7 @@ void Sim::transmit(bool to_b, uint16_t sport, uint32_t bytes, Pkt p)
 		st_.dropped++;
 		return;
 	}
-	p.at = depart + link_.delay_ns;
+	p.at = depart + link_.delay_ns + sport % link_.routes * link_.route_skew_ns;
 	if (link_.jitter_ns)
 		p.at += (uint64_t)(uniform() * link_.jitter_ns);
 	if (link_.reorder > 0 && uniform() < link_.reorder) {

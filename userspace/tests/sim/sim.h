@@ -38,6 +38,7 @@ struct LinkCfg {
 	uint64_t reorder_ns = 30000;
 	uint32_t ecn_bytes = 0;		// mark CE above this queue depth; 0 = off
 	uint32_t routes = 16;		// route = sport % routes
+	uint64_t route_skew_ns = 0;	// route r is r x this slower
 	int hot_route = -1;		// a congested route: marks CE on data
 	double hot_mark = 0;		// with this probability
 	bool rate_hint = true;		// receivers hint the link rate ([CC-10])
