@@ -47,9 +47,7 @@ TRACE_EVENT(mrc_path_ack,
 				   MRC_TP_DEV_LEN);
 			   __entry->tx_pkts = p->tx.sent_pkts;
 			   __entry->acked_pkts = p->tx.acked_pkts;
-			   __entry->lost_pkts = p->tx.lost_gap +
-						p->tx.lost_rack +
-						p->tx.lost_rto + p->tx.lost_pto;
+			   __entry->lost_pkts = mrc_path_tx_lost(&p->tx);
 			   __entry->late_pkts = p->tx.late_acks;
 			   __entry->rto_fired = p->tx.rto_fired;
 			   __entry->qpn = xp->qp->ibqp.qp_num;

@@ -379,10 +379,11 @@ static void seg_lost(struct mrc_conn *c, u32 t, bool timeout)
 }
 
 /*
- * [REL-22] How long after the newest delivered packet's ACK an ACK of a
- * packet of @p sent before it may still come: the peer holds a coalesced
- * ACK up to ack_delay (ours stands in for it), @p's route may be slower
- * than the other's, and the reordering window.
+ * [REL-22] How long after the ACK of the newest delivered packet (or of
+ * the newest answered request, @answer) an ACK of a packet of @p sent
+ * before it may still come: the peer holds a coalesced ACK up to
+ * ack_delay (ours stands in for it), @p's route may be slower than that
+ * packet's, and the reordering window.
  */
 static u64 rack_wait(const struct mrc_conn *c, const struct mrc_path *p,
 		     bool answer)

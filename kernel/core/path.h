@@ -178,6 +178,12 @@ enum mrc_path_ack_result {
 void mrc_path_tx_init(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 		      u32 isn);
 
+/* Packets declared lost, by any rule: each was resent. */
+static inline u64 mrc_path_tx_lost(const struct mrc_path_tx *tx)
+{
+	return tx->lost_gap + tx->lost_rack + tx->lost_rto + tx->lost_pto;
+}
+
 /* PSNs that may still be sent before the window of MRC_PATH_WND is full. */
 static inline u32 mrc_path_tx_room(const struct mrc_path_tx *tx)
 {

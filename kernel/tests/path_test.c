@@ -643,10 +643,8 @@ static void mrc_t_lossy_transfer(struct kunit *test, u32 loss_pct, u32 seed)
 	KUNIT_EXPECT_EQ(test, t->tx.inflight_pkts, 0u);
 	KUNIT_EXPECT_EQ(test, t->rx.rx_dup, 0ull);
 	if (loss_pct)
-		KUNIT_EXPECT_GT(test, t->tx.lost_gap + t->tx.lost_rto +
-				t->tx.lost_pto, 0ull);
-	KUNIT_EXPECT_EQ(test, t->tx.sent_pkts - n,
-			t->tx.lost_gap + t->tx.lost_rto + t->tx.lost_pto);
+		KUNIT_EXPECT_GT(test, mrc_path_tx_lost(&t->tx), 0ull);
+	KUNIT_EXPECT_EQ(test, t->tx.sent_pkts - n, mrc_path_tx_lost(&t->tx));
 }
 
 static void mrc_path_lossless_transfer(struct kunit *test)

@@ -332,8 +332,7 @@ TEST(ConnProperty, SkewedRoutesAreNotLoss)
 
 			found += tx.lost_rack;
 			late += tx.late_rack;
-			lost += tx.lost_gap + tx.lost_rack + tx.lost_rto +
-				tx.lost_pto;
+			lost += mrc_path_tx_lost(&tx);
 		}
 		printf("[          ] skewed routes, %.0f%% loss: %llu declared lost (%llu by [REL-22], %llu of those late), %llu dropped\n",
 		       100 * loss, (unsigned long long)lost,
