@@ -49,6 +49,11 @@ module_param(ack_resends, bool, 0644);
 MODULE_PARM_DESC(ack_resends,
 		 "a resend asks for an ACK at once ([REL-14]); for new connections");
 
+static bool keep_home = true;
+module_param(keep_home, bool, 0644);
+MODULE_PARM_DESC(keep_home,
+		 "keep as much of a connection's backlog unsent as it has in the network ([CC-13]); for new connections");
+
 static uint npaths = 4;
 module_param(npaths, uint, 0444);
 MODULE_PARM_DESC(npaths,
@@ -564,6 +569,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 				       (u64)READ_ONCE(delay_target_us) *
 				       NSEC_PER_USEC);
 	cfg.cc.base_epoch_rounds = READ_ONCE(base_epoch_rounds);
+	cfg.cc.keep_home = READ_ONCE(keep_home);
 	cfg.rack = READ_ONCE(rack);
 	cfg.ack_resends = READ_ONCE(ack_resends);
 	/*

@@ -23,6 +23,7 @@ void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss)
 	cfg->loss_tol_pm = 250;
 	cfg->delay_target_ns = 200000;
 	cfg->base_epoch_rounds = 32;
+	cfg->keep_home = true;
 }
 
 void mrc_cc_path_init(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
@@ -228,6 +229,11 @@ static void conn_round_end(struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg,
 		c->decreases++;
 	}
 	conn_drain(c, cfg, inflight, now);
+	if (now > c->round_start) {
+		c->rate_prev = c->rate;
+		c->rate = (u64)c->r_acked * NSEC_PER_SEC_ /
+			    (now - c->round_start);
+	}
 	c->r_base_ns = 0;
 	c->r_acked = 0;
 	c->r_marked = 0;
@@ -335,6 +341,32 @@ u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg
 	      mrc_min_u64(c->min_rtt_ns, 1ull << 28) / (NSEC_PER_SEC_ / 1024);
 	cap = 2 * cap + 2 * cfg->mss;
 	return (u32)mrc_min_u64(cwnd, cap);
+}
+
+/*
+ * [CC-13] A hole's resend joins the back of whatever queue the connection
+ * built in the network, while verbs order holds every later message until
+ * it arrives: if the network held the whole backlog (a deep posted window
+ * and a loose delay target), the link runs dry before the resend arrives,
+ * every time. With at most (backlog + BDP) / 2 in flight, the queue in the
+ * network is no longer than the one kept at home, which the resend jumps
+ * ([REL-8]), so the link stays busy while the hole is repaired. The cap
+ * costs no bandwidth: it never falls below one BDP at the delivered rate,
+ * nor below the initial window.
+ */
+u32 mrc_cc_conn_home_cap(const struct mrc_cc_conn *c,
+			 const struct mrc_cc_cfg *cfg, u64 backlog)
+{
+	u64 bw = mrc_max_u64(c->rate, c->rate_prev), bdp, cap;
+
+	if (!cfg->keep_home)
+		return 0xffffffffu;
+	/* at most 2^39 B/s times 2^24 ns: fits in u64 */
+	bdp = mrc_min_u64(bw, 1ull << 39) *
+	      mrc_min_u64(c->min_rtt_ns, 1ull << 24) / NSEC_PER_SEC_;
+	cap = (mrc_min_u64(backlog, 1ull << 40) + bdp) / 2;
+	cap = mrc_max_u64(cap, cfg->conn_init_cwnd);
+	return (u32)mrc_min_u64(cap, 0xffffffffu);
 }
 
 void mrc_cc_share_init(struct mrc_cc_share *s, u64 capacity_bps, u64 epoch_ns,

@@ -42,6 +42,8 @@ struct mrc_cc_cfg {
 	u64 delay_target_ns;
 	/* [CC-6] rounds of a base epoch (the base spans two); 0: all time */
 	u32 base_epoch_rounds;
+	/* [CC-13] keep as much of the backlog unsent as is in the network */
+	bool keep_home;
 };
 
 void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss);
@@ -84,6 +86,8 @@ struct mrc_cc_conn {
 	u32 rounds;		/* rounds ended, for [CC-6] drains */
 	u32 drain_cap;		/* [CC-6] window while draining, 0: none */
 	u32 drain_left;		/* rounds of the drain still to run */
+	u64 rate;		/* [CC-13] delivered in the last round, bytes/s */
+	u64 rate_prev;		/* ... and in the round before it */
 	u64 decreases;
 	u64 drains;
 };
@@ -115,6 +119,13 @@ void mrc_cc_on_hint(struct mrc_cc_conn *c, u32 mbps);
 
 /* The connection's window: its own, capped by a drain ([CC-6]) and the hint ([CC-12]). */
 u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg);
+
+/*
+ * [CC-13] The most the connection may have in flight while @backlog bytes
+ * (in flight and not yet sent) are its to deliver.
+ */
+u32 mrc_cc_conn_home_cap(const struct mrc_cc_conn *c,
+			 const struct mrc_cc_cfg *cfg, u64 backlog);
 
 /* Bytes the path may still put in flight. */
 static inline u32 mrc_cc_path_room(const struct mrc_cc_path *p, u32 inflight)

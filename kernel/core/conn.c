@@ -125,6 +125,7 @@ bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
 	m->stream = (u16)stream;
 	m->state = TXM_POSTED;
 	st->msn_of[m->ssn % MRC_CONN_MSGS] = n;
+	c->tx_unsent += len;
 	if (msn)
 		*msn = n;
 	return true;
@@ -164,13 +165,21 @@ bool mrc_conn_tx_backlog(const struct mrc_conn *c)
 	return false;
 }
 
-/* The connection window lets @len more bytes go ([CC-2]). */
-static bool conn_room(struct mrc_conn *c, u32 len)
+/*
+ * The connection window lets @len more bytes go ([CC-2]); new bytes also
+ * leave half the backlog at home ([CC-13]), resends do not.
+ */
+static bool conn_room(struct mrc_conn *c, u32 len, bool fresh)
 {
 	u32 inflight = mrc_conn_inflight(c);
 
-	return !inflight ||
-	       inflight + len <= mrc_cc_conn_window(&c->cc, &c->cfg.cc);
+	if (!inflight)
+		return true;
+	if (inflight + len > mrc_cc_conn_window(&c->cc, &c->cfg.cc))
+		return false;
+	return !fresh || inflight + len <=
+	       mrc_cc_conn_home_cap(&c->cc, &c->cfg.cc,
+				    (u64)inflight + c->tx_unsent);
 }
 
 /*
@@ -232,7 +241,7 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	    ((flags & MRC_F_RETX) && c->cfg.ack_resends) || c->ask_ack ||
 	    mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
 	    ((mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->tx_pkt ||
-	      !conn_room(c, c->tx_pkt)) &&
+	      !conn_room(c, c->tx_pkt, false)) &&
 	     !mrc_path_tx_req_pending(&p->tx, c->cfg.path.req_spacing)))
 		flags |= MRC_F_ACK_REQ;
 	if (flags & MRC_F_LAST)
@@ -257,7 +266,7 @@ static bool tx_resend(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 			c->rq_head++;
 			continue;
 		}
-		if (!conn_room(c, e->len))
+		if (!conn_room(c, e->len, false))
 			return false;
 		pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, e->len,
 				    now);
@@ -312,7 +321,7 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	if (!m)
 		return false;
 	len = mrc_min_u32(c->tx_pkt, m->len - m->next_off);
-	if (!conn_room(c, len))
+	if (!conn_room(c, len, true))
 		return false;
 	pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, len, now);
 	if (pi < 0)
@@ -327,6 +336,7 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	e->rto_count = 0;
 	m->next_off += len;
 	m->segs_out++;
+	c->tx_unsent -= len;
 	if (m->next_off == m->len) {
 		m->all_sent = true;
 		c->txs[s].ssn_send++;

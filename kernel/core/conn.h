@@ -207,6 +207,7 @@ struct mrc_conn {
 	u32 rq_head;		/* resend queue of segment-table indices */
 	u32 rq_tail;
 	u32 tx_rr;		/* stream round robin, sending */
+	u64 tx_unsent;		/* bytes posted, not yet sent once */
 	/* [REL-22] the packet sent last of those known delivered, any path */
 	bool rack_set;
 	u8 rack_path;		/* its path */

@@ -456,6 +456,38 @@ TEST(CC, HintCapsConnectionWindow)
 	EXPECT_NEAR(w, 2 * 12500 + 2 * 4096, 200);
 }
 
+// [CC-13] in flight: half of the backlog plus half a BDP at the delivered
+// rate, never below the initial connection window; off: no cap
+TEST(CC, HomeCapHalvesTheBacklogAboveOneBdp)
+{
+	mrc_cc_cfg cfg;
+	mrc_cc_conn c;
+
+	mrc_cc_cfg_default(&cfg, 8192);
+	mrc_cc_conn_init(&c, &cfg, 0);
+	// nothing delivered yet: no BDP
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440), 1310720u);
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 65536), cfg.conn_init_cwnd);
+	// a round of 10 ms that delivered 1 MB: 100 MB/s; base 2 ms: 200 KB
+	c.min_rtt_ns = 2000000;
+	c.r_acked = 1000000;
+	c.round_start = 0;
+	mrc_cc_path p;
+	mrc_cc_path_init(&p, &cfg, 0);
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 10000000, 0, 0, 0, 10000000, 0);
+	EXPECT_EQ(c.rate, 100000000u);
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440),
+		  (2621440u + 200000u) / 2);
+	// the larger of the last two rounds: one slow round does not shrink it
+	c.r_acked = 100000;
+	mrc_cc_on_ack(&p, &c, &cfg, 1, 30000000, 0, 0, 0, 10000000, 0);
+	EXPECT_EQ(c.rate, 5000000u);
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440),
+		  (2621440u + 200000u) / 2);
+	cfg.keep_home = false;
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440), 0xffffffffu);
+}
+
 // [PATH-5] [PATH-7] timeouts fail a path; after the hold it gets a new port
 TEST(Sched, FailAndReentropy)
 {
@@ -941,6 +973,53 @@ TEST(Conn, StaleResendEntryDoesNotBlockNewData)
 	EXPECT_FALSE(next.flags & MRC_F_RETX);
 	EXPECT_EQ(next.total_len, 1024u);
 	EXPECT_EQ(p.a->rq_head, p.a->rq_tail);
+}
+
+// [CC-13] with windows that would take a whole posted batch, new bytes
+// stop at half of it; what the ACKs free and the losses they reveal go
+// out, the resends first ([REL-8]); without the rule, everything goes
+TEST(Conn, HalfTheBacklogStaysHome)
+{
+	for (bool keep : {true, false}) {
+		Pair p(4, 8192);
+		std::vector<mrc_tx_seg> sent;
+		mrc_tx_seg t;
+		mrc_ack_info ack;
+
+		p.a->cfg.cc.keep_home = keep;
+		p.a->cc.cwnd = 64u << 20;
+		for (uint32_t i = 0; i < 4; i++)
+			p.a->path[i].cc.cwnd = 16u << 20;
+		for (int m = 0; m < 40; m++)
+			ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 65536, m, nullptr));
+		ASSERT_EQ(p.a->tx_unsent, 40u * 65536);
+		while (mrc_conn_tx_next(p.a.get(), 0, &t))
+			sent.push_back(t);
+		uint32_t half = 40 * 65536 / 2;
+		EXPECT_EQ(mrc_conn_inflight(p.a.get()), keep ? half : 2 * half);
+		EXPECT_EQ(p.a->tx_unsent, keep ? half : 0u) << keep;
+		if (!keep)
+			continue;
+		// the first packet is lost, the next 32 arrive
+		for (size_t i = 1; i <= 32; i++) {
+			mrc_rx_seg s = Pair::rx_of(sent[i]);
+			ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 100, &s, nullptr),
+				  MRC_RX_NEW);
+		}
+		while (mrc_conn_ack_next(p.b.get(), 100, nullptr, &ack))
+			ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 200, &ack));
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 300, &t));
+		EXPECT_TRUE(t.flags & MRC_F_RETX);
+		EXPECT_EQ(t.msn, sent[0].msn);
+		EXPECT_EQ(t.offset, 0u);
+		// 33 packets left the network, 17 may follow: the backlog is now
+		// 40 x 64 KiB - 32 x 8 KiB, half of it in flight
+		int fresh = 0;
+		while (mrc_conn_tx_next(p.a.get(), 300, &t))
+			fresh++;
+		EXPECT_EQ(fresh, 16);
+		EXPECT_EQ(mrc_conn_inflight(p.a.get()), (40 * 65536 - 32 * 8192) / 2);
+	}
 }
 
 // [REL-22] the last packet of a path, lost: no later packet of its path

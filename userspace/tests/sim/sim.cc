@@ -103,10 +103,19 @@ void Sim::post_more()
 {
 	mrc_conn *a = a_.get();
 
-	if (wl_.batch && posted_count_ != st_.msgs_done_tx)
+	uint64_t done = st_.msgs_done_tx;
+
+	if (wl_.reads) {
+		while (!read_req_at_.empty() && read_req_at_.front() <= now_) {
+			read_req_at_.pop_front();
+			read_credits_++;
+		}
+		done = read_credits_;
+	}
+	if (wl_.batch && posted_count_ != done)
 		return;
 	while (posted_count_ < wl_.messages &&
-	       posted_count_ - st_.msgs_done_tx < wl_.outstanding) {
+	       posted_count_ - done < wl_.outstanding) {
 		uint32_t span = wl_.max_len - wl_.min_len + 1;
 		uint32_t len = wl_.min_len + (uint32_t)(rng_() % span);
 		uint32_t stream = (uint32_t)(rng_() % cfg_.nstreams);
@@ -198,6 +207,8 @@ void Sim::pump(uint64_t now)
 				     std::to_string(n) + " times");
 		m.rx_done = true;
 		st_.msgs_done_rx++;
+		if (wl_.reads)
+			read_req_at_.push_back(now + link_.delay_ns);
 	}
 	while (mrc_conn_ack_next(b, now, &share_b_, &ack)) {
 		Pkt p = {};
@@ -253,6 +264,8 @@ bool Sim::run(uint64_t limit_ns)
 
 		if (!q_.empty())
 			t = std::min(t, q_.top().at);
+		if (!read_req_at_.empty())
+			t = std::min(t, read_req_at_.front());
 		if (t == ~0ull) {
 			fail("stalled: nothing in flight and no timer armed");
 			break;

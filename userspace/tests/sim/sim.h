@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <queue>
 #include <random>
@@ -58,6 +59,10 @@ struct Workload {
 	// post the next @outstanding only when every earlier one completed:
 	// perftest's bandwidth loop, which signals one WR per tx_depth
 	bool batch = false;
+	// perftest's READ loop: the receiver is the requester. It completes a
+	// READ once all of its data is in (in order) and posts the next one,
+	// whose request reaches the data's sender one link delay later.
+	bool reads = false;
 };
 
 struct Stats {
@@ -131,6 +136,8 @@ private:
 	std::vector<Posted> posted_;	// indexed by msn
 	std::vector<uint32_t> next_rx_ssn_, next_tx_ssn_;
 	uint64_t posted_count_ = 0;
+	std::deque<uint64_t> read_req_at_;	// requests on their way (reads)
+	uint64_t read_credits_ = 0;		// requests arrived (reads)
 	std::mt19937_64 rng_;
 	std::uniform_real_distribution<double> uni_{0.0, 1.0};
 	Stats st_;
