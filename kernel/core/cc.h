@@ -122,10 +122,12 @@ u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg
 
 /*
  * [CC-13] The most the connection may have in flight while @backlog bytes
- * (in flight and not yet sent) are its to deliver.
+ * (in flight and not yet sent) are its to deliver; the receiver may hold
+ * an ACK @ack_hold_ns.
  */
 u32 mrc_cc_conn_home_cap(const struct mrc_cc_conn *c,
-			 const struct mrc_cc_cfg *cfg, u64 backlog);
+			 const struct mrc_cc_cfg *cfg, u64 backlog,
+			 u64 ack_hold_ns);
 
 /* Bytes the path may still put in flight. */
 static inline u32 mrc_cc_path_room(const struct mrc_cc_path *p, u32 inflight)

@@ -179,7 +179,8 @@ static bool conn_room(struct mrc_conn *c, u32 len, bool fresh)
 		return false;
 	return !fresh || inflight + len <=
 	       mrc_cc_conn_home_cap(&c->cc, &c->cfg.cc,
-				    (u64)inflight + c->tx_unsent);
+				    (u64)inflight + c->tx_unsent,
+				    c->cfg.path.ack_delay_ns);
 }
 
 /*
