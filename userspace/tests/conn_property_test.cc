@@ -571,9 +571,9 @@ double bed_reads(double loss, uint64_t seed, bool keep_home)
 // [CC-13] a posted window of READs deeper than the delay target's queue:
 // without the rule the responder put all of it in the network, each hole's
 // resend queued behind it, and the link ran dry before it arrived. When
-// this test was added (mean of 3 seeds): 0.947 / 0.854 of lossless at 1% /
-// 10% loss without the rule, 0.989 / 0.899 with it, lossless 88.3 and
-// 87.8 MB/s.
+// this test was added (mean of 3 seeds): 0.948 / 0.860 of lossless at 1% /
+// 10% loss without the rule, 0.992 / 0.899 with it, lossless 88.3 and
+// 87.7 MB/s.
 TEST(ConnProperty, ReadWindowKeepsHalfAtHome)
 {
 	double f1 = 0, f10 = 0, old1 = 0, old10 = 0, base = 0, old_base = 0;
