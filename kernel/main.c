@@ -390,6 +390,7 @@ static int __init mrc_init(void)
 	err = mrc_fault_init();
 	if (err)
 		goto out_txbuf;
+	mrc_ackq_init();
 	rdma_link_register(&mrc_link_ops);
 	return 0;
 
@@ -407,6 +408,7 @@ static void __exit mrc_exit(void)
 	rdma_link_unregister(&mrc_link_ops);
 	mrc_unregister_all();
 	mrc_rx_exit();
+	mrc_ackq_exit();
 	mrc_fault_exit();
 	unregister_netdevice_notifier(&mrc_netdev_notifier);
 	destroy_workqueue(mrc_wq);

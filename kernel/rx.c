@@ -608,6 +608,9 @@ static void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now,
 	 */
 	if (mrc_rx_complete(xp))
 		mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);
+	/* [REL-23] the ACKs, and the timer they move, after the batch */
+	if (mrc_ackq_defer(xp))
+		return;
 	mrc_rx_acks(xp, now, out);
 	mrc_xp_arm_timer(xp);
 }

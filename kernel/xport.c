@@ -686,16 +686,21 @@ static void mrc_xp_send_posted(struct mrc_qp *qp)
 static void mrc_xp_destroy(struct mrc_qp *qp)
 {
 	struct mrc_xp *xp = mrc_xp_of(qp);
+	struct sk_buff_head out;
 	bool linger;
 
 	if (!xp)
 		return;
+	__skb_queue_head_init(&out);
 	spin_lock_bh(&xp->lock);
+	/* [REL-23] the ACKs a receive batch left due go before the QP */
+	if (xp->ack_queued && xp->live)
+		mrc_rx_acks(xp, ktime_get_ns(), &out);
 	/* [REL-21] a healthy connection that received data answers on */
 	linger = xp->live && mrc_conn_may_linger(&xp->conn);
 	xp->dead = true;
 	xp->live = false;
-	spin_unlock_bh(&xp->lock);
+	mrc_xp_unlock_xmit(xp, &out);
 	/* nothing re-arms or re-queues once dead is seen under the lock */
 	hrtimer_cancel(&xp->timer);
 	cancel_work_sync(&xp->work);

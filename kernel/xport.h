@@ -120,6 +120,8 @@ struct mrc_xp {
 	bool dead;			/* destroy began */
 	bool flushed;			/* ERR: held WQEs given back */
 	bool peer_bundles;		/* [ENC-9] the peer takes ACK bundles */
+	bool ack_queued;		/* on a CPU's ACK queue (ackq.c) */
+	u8 ack_held;			/* datagrams whose ACKs wait there */
 	u32 last_send_len;		/* of the last SEND or WRITE taken */
 	u8 refused_code;		/* [OPS-31] the NAK that failed the QP */
 	u32 refused_msn;		/* its message, if refused_code */
@@ -198,6 +200,11 @@ bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 /* rx.c */
 void mrc_rx_rcv(struct sk_buff *skb, bool ce);
 void mrc_rx_exit(void);
+
+/* ackq.c */
+bool mrc_ackq_defer(struct mrc_xp *xp);
+void mrc_ackq_init(void);
+void mrc_ackq_exit(void);
 int mrc_rx_place_sgl(const struct mrc_pkt *pkt, const struct sk_buff *skb,
 		     const struct ib_pd *pd, const struct mrc_sge *sge,
 		     u32 num_sge, u64 offset);

@@ -1189,6 +1189,37 @@ TEST(Conn, WindowUpdateWhenHeadMovesHalfAWindow)
 	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 50, nullptr, &ack));
 }
 
+// [REL-23] gaps found in one receive batch make one ACK, sent at its end:
+// it covers every packet of the batch, and its ack_delay is the hold
+TEST(Conn, OneAckForTheGapsOfABatch)
+{
+	Pair p(1, 1024);
+	mrc_tx_seg t[5];
+	mrc_ack_info ack;
+
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 5 * 1024, 1, nullptr));
+	for (auto &s : t)
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 0, &s));
+	// t[0] is lost: every later arrival is out of order, an ACK due now
+	for (int i = 1; i < 5; i++) {
+		mrc_rx_seg s = Pair::rx_of(t[i]);
+		ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 10, &s, nullptr), MRC_RX_NEW);
+		EXPECT_EQ(mrc_conn_deadline(p.b.get()), 10u);
+	}
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 25, nullptr, &ack));
+	EXPECT_EQ(ack.why, MRC_ACK_WHY_ORDER);
+	EXPECT_EQ(ack.sack.cum, t[0].psn);
+	EXPECT_EQ(ack.ack_delay, 15u);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 25, nullptr, &ack));
+	// the sender learns of the whole batch: t[0] alone goes again
+	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 30, &ack));
+	mrc_tx_seg r;
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 30, &r));
+	EXPECT_TRUE(r.flags & MRC_F_RETX);
+	EXPECT_EQ(r.offset, 0u);
+	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), 30, &r));
+}
+
 // [REL-18] a window update acknowledges every path with unacknowledged
 // packets: the sender frees a message only when all its segments are
 // acknowledged, so one path's ACK alone would leave its window full until
