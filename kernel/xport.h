@@ -200,11 +200,6 @@ bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 /* rx.c */
 void mrc_rx_rcv(struct sk_buff *skb, bool ce);
 void mrc_rx_exit(void);
-
-/* ackq.c */
-bool mrc_ackq_defer(struct mrc_xp *xp);
-void mrc_ackq_init(void);
-void mrc_ackq_exit(void);
 int mrc_rx_place_sgl(const struct mrc_pkt *pkt, const struct sk_buff *skb,
 		     const struct ib_pd *pd, const struct mrc_sge *sge,
 		     u32 num_sge, u64 offset);
@@ -216,5 +211,10 @@ u16 mrc_rx_bundle_flag(void);
  */
 bool mrc_rx_complete(struct mrc_xp *xp);
 void mrc_rx_flush(struct mrc_xp *xp);
+
+/* ackq.c */
+bool mrc_ackq_defer(struct mrc_xp *xp);
+void mrc_ackq_init(void);
+void mrc_ackq_exit(void);
 
 #endif /* _MRC_XPORT_H */
