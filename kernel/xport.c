@@ -49,10 +49,10 @@ module_param(ack_resends, bool, 0644);
 MODULE_PARM_DESC(ack_resends,
 		 "a resend asks for an ACK at once ([REL-14]); for new connections");
 
-static bool keep_home = true;
-module_param(keep_home, bool, 0644);
+static uint keep_home = 2;
+module_param(keep_home, uint, 0644);
 MODULE_PARM_DESC(keep_home,
-		 "keep as much of a connection's backlog unsent as it has in the network ([CC-13]); for new connections");
+		 "of a connection's backlog above one BDP, put 1/keep_home in flight and keep the rest unsent ([CC-13]); 0, 1: no cap; for new connections");
 
 static uint npaths = 4;
 module_param(npaths, uint, 0444);

@@ -42,8 +42,11 @@ struct mrc_cc_cfg {
 	u64 delay_target_ns;
 	/* [CC-6] rounds of a base epoch (the base spans two); 0: all time */
 	u32 base_epoch_rounds;
-	/* [CC-13] keep as much of the backlog unsent as is in the network */
-	bool keep_home;
+	/*
+	 * [CC-13] of the backlog above one BDP, 1/keep_home goes in flight
+	 * and the rest waits at home; 0 or 1: no cap
+	 */
+	u32 keep_home;
 };
 
 void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss);

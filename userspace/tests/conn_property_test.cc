@@ -548,7 +548,7 @@ namespace {
 // software endpoints: the requester completes a READ
 // when its data is in, in verbs order, and its next request reaches the
 // responder one link delay later.
-double bed_reads(double loss, uint64_t seed, bool keep_home)
+double bed_reads(double loss, uint64_t seed, uint32_t keep_home)
 {
 	mrcsim::LinkCfg link = bed_link(loss, 0.090);
 	mrcsim::Workload wl;
@@ -580,15 +580,15 @@ TEST(ConnProperty, ReadWindowKeepsHalfAtHome)
 	const int seeds = 3;
 
 	for (int sd = 0; sd < seeds; sd++) {
-		double b = bed_reads(0, 3 + sd, true);
-		double ob = bed_reads(0, 3 + sd, false);
+		double b = bed_reads(0, 3 + sd, 2);
+		double ob = bed_reads(0, 3 + sd, 0);
 
 		base += b / seeds;
 		old_base += ob / seeds;
-		f1 += bed_reads(0.01, 10 + sd, true) / b / seeds;
-		f10 += bed_reads(0.10, 20 + sd, true) / b / seeds;
-		old1 += bed_reads(0.01, 10 + sd, false) / ob / seeds;
-		old10 += bed_reads(0.10, 20 + sd, false) / ob / seeds;
+		f1 += bed_reads(0.01, 10 + sd, 2) / b / seeds;
+		f10 += bed_reads(0.10, 20 + sd, 2) / b / seeds;
+		old1 += bed_reads(0.01, 10 + sd, 0) / ob / seeds;
+		old10 += bed_reads(0.10, 20 + sd, 0) / ob / seeds;
 	}
 	printf("[          ] 64 KiB READs, mean of %d seeds: lossless %.1f MB/s (%.1f without), 1%% loss %.3f (%.3f), 10%% loss %.3f (%.3f)\n",
 	       seeds, base * 1000, old_base * 1000, f1, old1, f10, old10);

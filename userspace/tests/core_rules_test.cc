@@ -456,15 +456,16 @@ TEST(CC, HintCapsConnectionWindow)
 	EXPECT_NEAR(w, 2 * 12500 + 2 * 4096, 200);
 }
 
-// [CC-13] in flight: half of the backlog plus half a BDP at the delivered
-// rate (its round trip: min_rtt and the receiver's ACK hold), never below
-// the initial connection window; off: no cap
-TEST(CC, HomeCapHalvesTheBacklogAboveOneBdp)
+// [CC-13] in flight: one BDP at the delivered rate (its round trip:
+// min_rtt and the receiver's ACK hold) and 1/keep_home of the backlog
+// above it, never below the initial connection window; off: no cap
+TEST(CC, HomeCapSendsAShareOfTheBacklogAboveOneBdp)
 {
 	mrc_cc_cfg cfg;
 	mrc_cc_conn c;
 
 	mrc_cc_cfg_default(&cfg, 8192);
+	EXPECT_EQ(cfg.keep_home, 2u);
 	mrc_cc_conn_init(&c, &cfg, 0);
 	// nothing delivered yet: no BDP
 	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0), 1310720u);
@@ -488,7 +489,11 @@ TEST(CC, HomeCapHalvesTheBacklogAboveOneBdp)
 	// the receiver's ACK hold counts in the round trip: 4 ms more, 400 KB
 	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 4000000),
 		  (2621440u + 600000u) / 2);
-	cfg.keep_home = false;
+	// keep_home 3: a third of what is above one BDP goes
+	cfg.keep_home = 3;
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 4000000),
+		  600000u + (2621440u - 600000u) / 3);
+	cfg.keep_home = 1;
 	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0), 0xffffffffu);
 }
 
@@ -982,6 +987,7 @@ TEST(Conn, StaleResendEntryDoesNotBlockNewData)
 // [CC-13] with windows that would take a whole posted batch, new bytes
 // stop at half of it; what the ACKs free and the losses they reveal go
 // out, the resends first ([REL-8]); without the rule, everything goes
+// (keep_home 2, the default: half stays home)
 TEST(Conn, HalfTheBacklogStaysHome)
 {
 	for (bool keep : {true, false}) {
@@ -990,7 +996,7 @@ TEST(Conn, HalfTheBacklogStaysHome)
 		mrc_tx_seg t;
 		mrc_ack_info ack;
 
-		p.a->cfg.cc.keep_home = keep;
+		p.a->cfg.cc.keep_home = keep ? 2 : 0;
 		p.a->cc.cwnd = 64u << 20;
 		for (uint32_t i = 0; i < 4; i++)
 			p.a->path[i].cc.cwnd = 16u << 20;
