@@ -163,23 +163,11 @@ static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
 	return NETDEV_TX_OK;
 }
 
-/* Stop holding datagrams back and deliver those held. */
-static void mrc_t_wire_release(struct mrc_t_wire *w)
-{
-	struct sk_buff *skb;
-
-	WRITE_ONCE(w->hold_every, 0);
-	local_bh_disable();
-	while ((skb = skb_dequeue(&w->line))) {
-		if (mrc_t_cb_hash(skb) != mrc_t_hash(skb))
-			atomic_inc(&w->changed);
-		dev_forward_skb(w->peer, skb);
-	}
-	local_bh_enable();
-}
-
-/* Deliver the held datagrams last first, in one receive batch. */
-static u32 mrc_t_wire_release_reversed(struct mrc_t_wire *w)
+/*
+ * Stop holding datagrams back and deliver those held, in one receive
+ * batch, in order or @reversed; the number delivered.
+ */
+static u32 mrc_t_wire_release(struct mrc_t_wire *w, bool reversed)
 {
 	struct sk_buff *held[MRC_T_HOLD_MAX];
 	u32 i, n = 0;
@@ -188,8 +176,13 @@ static u32 mrc_t_wire_release_reversed(struct mrc_t_wire *w)
 	while (n < MRC_T_HOLD_MAX && (held[n] = skb_dequeue(&w->line)))
 		n++;
 	local_bh_disable();
-	for (i = n; i > 0; i--)
-		dev_forward_skb(w->peer, held[i - 1]);
+	for (i = 0; i < n; i++) {
+		struct sk_buff *skb = held[reversed ? n - 1 - i : i];
+
+		if (mrc_t_cb_hash(skb) != mrc_t_hash(skb))
+			atomic_inc(&w->changed);
+		dev_forward_skb(w->peer, skb);
+	}
 	local_bh_enable();
 	return n;
 }
@@ -694,7 +687,7 @@ static void mrc_rc_tx_buffers_refilled_only_when_free(struct kunit *test)
 	w->hold_every = 9;
 	mrc_t_write(test, t, MRC_T_BUF);
 	mrc_t_write(test, t, MRC_T_BUF / 2 + 3);
-	mrc_t_wire_release(w);
+	mrc_t_wire_release(w, false);
 	reused = mrc_t_stat(a, MRC_STAT_TX_BUF_REUSED) - reused0;
 	fresh = mrc_t_stat(a, MRC_STAT_TX_BUF_FRESH) - fresh0;
 	kunit_info(test, "%llu buffers refilled, %llu new\n", reused, fresh);
@@ -727,7 +720,7 @@ static void mrc_rc_batch_of_gaps_acked_once(struct kunit *test)
 		usleep_range(1000, 2000);
 	}
 	acks0 = atomic_read(&wb->seen);
-	n = mrc_t_wire_release_reversed(wa);
+	n = mrc_t_wire_release(wa, true);
 	KUNIT_ASSERT_GE(test, n, 16u);
 	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
