@@ -348,14 +348,16 @@ u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg
  * built in the network, while verbs order holds every later message until
  * it arrives: if the network held the whole backlog (a deep posted window
  * and a loose delay target), the link runs dry before the resend arrives,
- * every time. With at most (backlog + BDP) / 2 in flight, the queue in the
- * network is no longer than the one kept at home, which the resend jumps
- * ([REL-8]), so the link stays busy while the hole is repaired. The cap
- * costs no bandwidth: it never falls below one BDP at the delivered rate,
- * nor below the initial window. The BDP's round trip includes the time the
- * receiver may hold an ACK ([REL-13]): that long, too, the window waits
- * for what the ACKs give back (with min_rtt alone a software endpoint's
- * 4 ms hold halved perftest's batches of 8 x 64 KiB).
+ * every time. With one BDP and 1/keep_home of the backlog above it in
+ * flight (keep_home 2: (backlog + BDP) / 2), the queue in the network is
+ * no longer than the one kept at home, which the resend jumps ([REL-8]),
+ * so the link stays busy while the hole is repaired. The cap never falls
+ * below one BDP at the delivered rate, nor below the initial window (a
+ * larger keep_home still cost the bed's link bandwidth: its BDP estimate
+ * is short of what the link needs in flight). The BDP's round trip
+ * includes the time the receiver may hold an ACK ([REL-13]): that long,
+ * too, the window waits for what the ACKs give back (with min_rtt alone a
+ * software endpoint's 4 ms hold halved perftest's batches of 8 x 64 KiB).
  */
 u32 mrc_cc_conn_home_cap(const struct mrc_cc_conn *c,
 			 const struct mrc_cc_cfg *cfg, u64 backlog,

@@ -167,7 +167,7 @@ bool mrc_conn_tx_backlog(const struct mrc_conn *c)
 
 /*
  * The connection window lets @len more bytes go ([CC-2]); new bytes also
- * leave half the backlog at home ([CC-13]), resends do not.
+ * leave keep_home's share of the backlog at home ([CC-13]), resends do not.
  */
 static bool conn_room(struct mrc_conn *c, u32 len, bool fresh)
 {
