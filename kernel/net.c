@@ -8,8 +8,10 @@
  * Receive runs in the UDP encap hook (softirq): the UDP checksum was
  * verified by the stack, we read the ECN CE mark from the IP header, pull
  * the UDP header and hand the rest to the one receive handler. Transmit
- * looks the route up per packet (the source port is part of the flow, so
- * ECMP and multipath routes see each path), sets DSCP and ECT(0), and
+ * routes each flow (the source port is part of it, so ECMP and multipath
+ * routes see each path) from a per-flow dst_cache of the sender's, as
+ * UDP tunnels do, and looks up only when the cache is empty or stale;
+ * it sets DSCP and ECT(0), and
  * pushes UDP and IP headers through the udp_tunnel helpers. A burst of one
  * path's packets goes down as one UDP GSO skb (mrc_net_join()): one route
  * lookup, one qdisc pass and one device notification for the burst, with
@@ -203,8 +205,53 @@ static bool mrc_net_gso_csum(struct sk_buff *skb)
 	return true;
 }
 
+/* The cache of flow (@sport, @tos), taking a free slot; NULL: none. */
+static struct dst_cache *mrc_net_route(struct mrc_net_routes *rs, u16 sport,
+				       u8 tos)
+{
+	struct mrc_net_route *r;
+	int i;
+
+	if (!rs)
+		return NULL;
+	for (i = 0; i < MRC_NET_ROUTES; i++) {
+		r = &rs->r[i];
+		if (!r->used) {
+			/* the first send of a flow: this context may not sleep */
+			if (dst_cache_init(&r->cache, GFP_ATOMIC))
+				return NULL;
+			r->sport = sport;
+			r->tos = tos;
+			r->used = true;
+			return &r->cache;
+		}
+		if (r->sport == sport && r->tos == tos)
+			return &r->cache;
+	}
+	return NULL;
+}
+
+void mrc_net_routes_reset(struct mrc_net_routes *rs)
+{
+	int i;
+
+	for (i = 0; i < MRC_NET_ROUTES && rs->r[i].used; i++)
+		dst_cache_reset(&rs->r[i].cache);
+}
+
+void mrc_net_routes_free(struct mrc_net_routes *rs)
+{
+	int i;
+
+	for (i = 0; i < MRC_NET_ROUTES && rs->r[i].used; i++) {
+		dst_cache_destroy(&rs->r[i].cache);
+		rs->r[i].used = false;
+	}
+}
+
 static int mrc_net_xmit4(struct mrc_net *n, struct net_device *ndev,
-			 struct sk_buff *skb, const struct sockaddr_in *s,
+			 struct dst_cache *cache, struct sk_buff *skb,
+			 const struct sockaddr_in *s,
 			 const struct sockaddr_in *d, u16 sport, u8 tos)
 {
 	struct flowi4 fl = {
@@ -216,12 +263,24 @@ static int mrc_net_xmit4(struct mrc_net *n, struct net_device *ndev,
 		.fl4_sport = htons(sport),
 		.fl4_dport = htons(n->port),
 	};
-	struct rtable *rt;
+	struct rtable *rt = NULL;
+	__be32 saddr;
 
-	rt = ip_route_output_key(n->net, &fl);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
+	if (cache) {
+		rt = dst_cache_get_ip4(cache, &saddr);
+		if (rt && saddr != fl.saddr) {
+			ip_rt_put(rt);
+			rt = NULL;
+		}
+	}
+	if (!rt) {
+		rt = ip_route_output_key(n->net, &fl);
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
+			return PTR_ERR(rt);
+		}
+		if (cache)
+			dst_cache_set_ip4(cache, &rt->dst, fl.saddr);
 	}
 	/*
 	 * The ICRC covers the payload; the UDP checksum would add nothing
@@ -236,7 +295,8 @@ static int mrc_net_xmit4(struct mrc_net *n, struct net_device *ndev,
 
 #if IS_ENABLED(CONFIG_IPV6)
 static int mrc_net_xmit6(struct mrc_net *n, struct net_device *ndev,
-			 struct sk_buff *skb, const struct sockaddr_in6 *s,
+			 struct dst_cache *cache, struct sk_buff *skb,
+			 const struct sockaddr_in6 *s,
 			 const struct sockaddr_in6 *d, u16 sport, u8 tos)
 {
 	/* the flow label carries the path's entropy too ([ENC-*]) */
@@ -250,16 +310,29 @@ static int mrc_net_xmit6(struct mrc_net *n, struct net_device *ndev,
 		.fl6_sport = htons(sport),
 		.fl6_dport = htons(n->port),
 	};
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
+	struct in6_addr saddr;
 
 	if (!n->sock6) {
 		kfree_skb(skb);
 		return -EAFNOSUPPORT;
 	}
-	dst = ipv6_stub->ipv6_dst_lookup_flow(n->net, n->sock6->sk, &fl, NULL);
-	if (IS_ERR(dst)) {
-		kfree_skb(skb);
-		return PTR_ERR(dst);
+	if (cache) {
+		dst = dst_cache_get_ip6(cache, &saddr);
+		if (dst && !ipv6_addr_equal(&saddr, &fl.saddr)) {
+			dst_release(dst);
+			dst = NULL;
+		}
+	}
+	if (!dst) {
+		dst = ipv6_stub->ipv6_dst_lookup_flow(n->net, n->sock6->sk,
+						      &fl, NULL);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		if (cache)
+			dst_cache_set_ip6(cache, dst, &fl.saddr);
 	}
 	/* IPv6 forbids a zero UDP checksum by default: keep it */
 	mrc_net_gso_csum(skb);
@@ -271,8 +344,9 @@ static int mrc_net_xmit6(struct mrc_net *n, struct net_device *ndev,
 #endif
 
 int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
-		 struct sk_buff *skb, const struct sockaddr *saddr,
-		 const struct sockaddr *daddr, u16 sport, u8 dscp, bool ect)
+		 struct mrc_net_routes *rs, struct sk_buff *skb,
+		 const struct sockaddr *saddr, const struct sockaddr *daddr,
+		 u16 sport, u8 dscp, bool ect)
 {
 	u8 tos = dscp << 2 | (ect ? MRC_WIRE_ECN_ECT0 : 0);
 
@@ -281,14 +355,14 @@ int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 		return 0;
 
 	if (daddr->sa_family == AF_INET && saddr->sa_family == AF_INET)
-		return mrc_net_xmit4(n, ndev, skb,
-				     (const struct sockaddr_in *)saddr,
+		return mrc_net_xmit4(n, ndev, mrc_net_route(rs, sport, tos),
+				     skb, (const struct sockaddr_in *)saddr,
 				     (const struct sockaddr_in *)daddr,
 				     sport, tos);
 #if IS_ENABLED(CONFIG_IPV6)
 	if (daddr->sa_family == AF_INET6 && saddr->sa_family == AF_INET6)
-		return mrc_net_xmit6(n, ndev, skb,
-				     (const struct sockaddr_in6 *)saddr,
+		return mrc_net_xmit6(n, ndev, mrc_net_route(rs, sport, tos),
+				     skb, (const struct sockaddr_in6 *)saddr,
 				     (const struct sockaddr_in6 *)daddr,
 				     sport, tos);
 #endif

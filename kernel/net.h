@@ -10,9 +10,33 @@
 
 #include <linux/skbuff.h>
 #include <linux/socket.h>
+#include <net/dst_cache.h>
 #include <net/net_namespace.h>
 
 struct mrc_net;
+
+/*
+ * The routes of one sender to one peer, cached per flow (source port and
+ * TOS: either may pick the route). A flow without a free slot, or whose
+ * cache could not be allocated, looks its route up per packet. The owner
+ * serializes every use of one cache (sends, reset) and zeroes it first.
+ */
+#define MRC_NET_ROUTES	16
+
+struct mrc_net_route {
+	struct dst_cache cache;
+	u16 sport;
+	u8 tos;
+	bool used;
+};
+
+struct mrc_net_routes {
+	struct mrc_net_route r[MRC_NET_ROUTES];
+};
+
+/* The peer or its address changed: forget every route. */
+void mrc_net_routes_reset(struct mrc_net_routes *rs);
+void mrc_net_routes_free(struct mrc_net_routes *rs);
 
 /*
  * Receive handler, softirq context. @skb->data is the first byte of the
@@ -40,11 +64,13 @@ struct sk_buff *mrc_net_join(const struct net_device *ndev,
  * Send @skb (data = the MetaRoCE header, payload and ICRC) from @saddr to
  * @daddr (both struct sockaddr_in or both sockaddr_in6) out of @ndev,
  * source port @sport, DSCP @dscp, ECT(0) if @ect; @skb may be a
- * mrc_net_join() burst. Any context but hard irq. Consumes @skb; returns 0
- * or a negative errno (route lookup).
+ * mrc_net_join() burst. Any context but hard irq; with bottom halves off
+ * if @rs (the routes to @daddr, or NULL) is given. Consumes @skb; returns
+ * 0 or a negative errno (route lookup).
  */
 int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
-		 struct sk_buff *skb, const struct sockaddr *saddr,
-		 const struct sockaddr *daddr, u16 sport, u8 dscp, bool ect);
+		 struct mrc_net_routes *rs, struct sk_buff *skb,
+		 const struct sockaddr *saddr, const struct sockaddr *daddr,
+		 u16 sport, u8 dscp, bool ect);
 
 #endif /* _MRC_NET_H */

@@ -145,7 +145,7 @@ static enum ib_wc_status mrc_ud_send_one(struct mrc_ud *ud,
 					   MRC_WIRE_DSCP_DATA;
 	written = skb->len;
 	/* no congestion control here: datagrams are sent not-ECT */
-	if (!mrc_net_xmit(ud->net, ud->ndev, skb,
+	if (!mrc_net_xmit(ud->net, ud->ndev, NULL, skb,
 			  (const struct sockaddr *)&av->saddr,
 			  (const struct sockaddr *)&av->daddr, ud->sport, dscp,
 			  false)) {

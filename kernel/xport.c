@@ -237,7 +237,7 @@ static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
 	u8 dscp = MRC_XP_CB(skb)->dscp;
 	unsigned int len = skb->len;
 
-	if (mrc_net_xmit(xp->net, xp->ndev, skb,
+	if (mrc_net_xmit(xp->net, xp->ndev, &xp->routes, skb,
 			 (const struct sockaddr *)&av->saddr,
 			 (const struct sockaddr *)&av->daddr, sport,
 			 dscp, dscp == xp->dscp_data))
@@ -627,6 +627,11 @@ static void mrc_xp_modified(struct mrc_qp *qp, int mask, enum ib_qp_state old)
 
 	if (!xp)
 		return;
+	if (mask & IB_QP_AV) {
+		spin_lock_bh(&xp->xmit_lock);
+		mrc_net_routes_reset(&xp->routes);
+		spin_unlock_bh(&xp->xmit_lock);
+	}
 	spin_lock_bh(&xp->lock);
 	switch (state) {
 	case IB_QPS_RESET:
@@ -710,6 +715,7 @@ static void mrc_xp_destroy(struct mrc_qp *qp)
 
 void mrc_xp_free(struct mrc_xp *xp)
 {
+	mrc_net_routes_free(&xp->routes);
 	mrc_net_put(xp->net);
 	kvfree(xp);
 }

@@ -40,9 +40,8 @@
 #include <linux/workqueue.h>
 
 #include "core/conn.h"
+#include "net.h"
 #include "verbs.h"
-
-struct mrc_net;
 
 /* Send WQEs the transport holds at once (taken, not yet completed). */
 #define MRC_XP_SQ		128
@@ -113,6 +112,7 @@ struct mrc_xp {
 	u32 qpn;
 	spinlock_t lock;		/* see the header comment */
 	spinlock_t xmit_lock;		/* wire order; mrc_xp_unlock_xmit() */
+	struct mrc_net_routes routes;	/* to the peer; under xmit_lock */
 	struct work_struct work;
 	struct hrtimer timer;
 	u64 timer_at;			/* armed deadline, 0: none */
