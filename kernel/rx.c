@@ -200,6 +200,8 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		if (skb->len == 2 * MRC_WIRE_ACK_PKT_LEN)
 			mrc_stat_inc(xp->dev, MRC_STAT_ACK_BUNDLES);
 	}
+	if (skb && skb->len == MRC_WIRE_ACK_PKT_LEN)
+		mrc_xp_set_rides(skb);	/* [REL-24] with data queued before */
 	if (skb && skb->len)
 		__skb_queue_tail(out, skb);
 	else
@@ -606,10 +608,15 @@ static void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now,
 	 * pulls the SQ: the process did not ring for what it posted while
 	 * the request was out (poll mode), and the READ limit has room again.
 	 */
+	u64 rode = xp->conn.stats.acks_rode;
+
 	if (mrc_rx_complete(xp))
 		mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);
-	/* [REL-23] the ACKs, and the timer they move, after the batch */
-	if (mrc_ackq_defer(xp))
+	/*
+	 * [REL-23] the ACKs, and the timer they move, after the batch;
+	 * unless [REL-24] an answer left its hold to ride with what was sent
+	 */
+	if (xp->conn.stats.acks_rode == rode && mrc_ackq_defer(xp))
 		return;
 	mrc_rx_acks(xp, now, out);
 	mrc_xp_arm_timer(xp);

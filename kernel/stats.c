@@ -38,6 +38,8 @@ static const struct rdma_stat_desc mrc_stat_descs[] = {
 	[MRC_STAT_RX_BUNDLES].name = "rx_bundles",
 	[MRC_STAT_TX_BUF_REUSED].name = "tx_buf_reused",
 	[MRC_STAT_TX_BUF_FRESH].name = "tx_buf_fresh",
+	[MRC_STAT_ACKS_RODE].name = "acks_rode",
+	[MRC_STAT_ACK_HOLDS_EXPIRED].name = "ack_holds_expired",
 };
 
 static_assert(MRC_STAT_ACKS_FOR_WINDOW - MRC_STAT_ACKS_FOR_DELAY ==

@@ -44,6 +44,8 @@ enum mrc_stat {
 	MRC_STAT_RX_BUNDLES,	/* [ENC-13] packet bundles received */
 	MRC_STAT_TX_BUF_REUSED,	/* skbs built in a recycled buffer (txbuf.c) */
 	MRC_STAT_TX_BUF_FRESH,	/* ... in a newly allocated one */
+	MRC_STAT_ACKS_RODE,	/* [REL-24] held answers that left with data */
+	MRC_STAT_ACK_HOLDS_EXPIRED,	/* ... that waited for a reply in vain */
 	MRC_STAT_NUM
 };
 

@@ -470,6 +470,7 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 		struct sk_buff_head *out)
 {
 	struct mrc_dev *dev = to_mrc_dev(xp->qp->ibqp.device);
+	u64 rode = xp->conn.stats.acks_rode;
 	struct mrc_send_wqe *wqe;
 	struct mrc_tx_seg seg;
 	u32 n = 0;
@@ -505,6 +506,9 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 	}
 	if (n == budget)
 		mrc_xp_kick(xp);
+	if (xp->conn.stats.acks_rode != rode)
+		mrc_stat_add(dev, MRC_STAT_ACKS_RODE,
+			     xp->conn.stats.acks_rode - rode);
 	mrc_tx_complete(xp);
 }
 

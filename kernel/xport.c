@@ -22,6 +22,8 @@
 #define MRC_XP_RTO_INIT_NS	(100 * NSEC_PER_MSEC)
 #define MRC_XP_ACK_DELAY_NS	(4 * NSEC_PER_MSEC)
 #define MRC_XP_REQ_SPACING	8
+/* A timer armed this much earlier than needed is moved: mrc_xp_arm_timer() */
+#define MRC_XP_TIMER_SLACK_NS	NSEC_PER_MSEC
 
 static uint delay_target_us = 30000;
 module_param(delay_target_us, uint, 0644);
@@ -48,6 +50,16 @@ static bool ack_resends = true;
 module_param(ack_resends, bool, 0644);
 MODULE_PARM_DESC(ack_resends,
 		 "a resend asks for an ACK at once ([REL-14]); for new connections");
+
+/*
+ * In the bed a guest's application replies 100-200 us after the request's
+ * arrival; 500 us covers that with room and costs a one-way sender that
+ * waits for its completion at most that much once per switch of mode.
+ */
+static uint reply_hold_us = 500;
+module_param(reply_hold_us, uint, 0644);
+MODULE_PARM_DESC(reply_hold_us,
+		 "how long the answer to an ACK_REQ waits for the application's reply to carry it, once it has been replying ([REL-24]), us; 0: answer at once; for new connections");
 
 static uint keep_home = 2;
 module_param(keep_home, uint, 0644);
@@ -104,6 +116,7 @@ struct mrc_xp_cb {
 	u16 sport;
 	u8 dscp;
 	bool one;	/* one packet (not an ACK bundle): may be bundled */
+	bool rides;	/* ... an ACK, into any path's bundle ([REL-24]) */
 	u8 path;	/* ... of this path ([ENC-13]: a bundle is one path's) */
 };
 
@@ -127,6 +140,20 @@ void mrc_xp_set_route(struct sk_buff *skb, u32 sport, u32 dscp)
 {
 	MRC_XP_CB(skb)->sport = sport;
 	MRC_XP_CB(skb)->dscp = dscp;
+	MRC_XP_CB(skb)->one = false;
+	MRC_XP_CB(skb)->rides = false;
+}
+
+/*
+ * @skb is one ACK: it may join a bundle of whatever path and class comes
+ * before it, which then carries it ([REL-24]: the answer rides with the
+ * reply). An ACK is not sequenced, so it does not break [ENC-13]'s rule
+ * that a bundle's packets be of one path.
+ */
+void mrc_xp_set_rides(struct sk_buff *skb)
+{
+	MRC_XP_CB(skb)->one = true;
+	MRC_XP_CB(skb)->rides = true;
 }
 
 /*
@@ -284,6 +311,9 @@ static bool mrc_xp_joins(const struct mrc_xp_run *run,
 	const struct sk_buff *last = skb_peek_tail(&run->q);
 	u32 n = skb_queue_len(&run->q);
 
+	if (run->room && MRC_XP_CB(skb)->rides)
+		return mrc_wire_pbundle_fits(n, run->bytes, skb->len,
+					     run->room);
 	if (MRC_XP_CB(skb)->sport != MRC_XP_CB(first)->sport ||
 	    MRC_XP_CB(skb)->dscp != MRC_XP_CB(first)->dscp)
 		return false;
@@ -364,8 +394,18 @@ void mrc_xp_arm_timer(struct mrc_xp *xp)
 	at = mrc_conn_deadline(&xp->conn);
 	if (at == U64_MAX)
 		return;
-	if (xp->timer_at && xp->timer_at <= at)
-		return;		/* an earlier expiry will look again */
+	/*
+	 * An earlier expiry will look again; but not one far too early: a
+	 * [REL-24] hold the reply ended leaves the timer armed a round trip
+	 * before the next deadline (a probe's, milliseconds away), and in a
+	 * ping-pong that spurious expiry, a softirq and an engine run per
+	 * round trip (1.4 expiries per ib_write_lat round trip in the bed),
+	 * costs more than moving the timer. Deadlines that creep later with
+	 * each ACK of a stream stay within the slack and move nothing.
+	 */
+	if (xp->timer_at && xp->timer_at <= at &&
+	    at - xp->timer_at < MRC_XP_TIMER_SLACK_NS)
+		return;
 	xp->timer_at = at;
 	hrtimer_start(&xp->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
 }
@@ -383,8 +423,13 @@ static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 	now = ktime_get_ns();
 	if (xp->timer_at && xp->timer_at <= now)
 		xp->timer_at = 0;
-	if (mrc_conn_deadline(&xp->conn) <= now)
+	if (mrc_conn_deadline(&xp->conn) <= now) {
+		u64 expired = xp->conn.stats.holds_expired;
+
 		mrc_conn_on_timer(&xp->conn, now);
+		if (xp->conn.stats.holds_expired != expired)
+			mrc_stat_inc(xp->dev, MRC_STAT_ACK_HOLDS_EXPIRED);
+	}
 	mrc_tx_run(xp, now, budget, &out);
 	if (mrc_rx_complete(xp))	/* responses, answered requests */
 		mrc_tx_run(xp, now, budget, &out);
@@ -572,6 +617,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	cfg.cc.keep_home = READ_ONCE(keep_home);
 	cfg.rack = READ_ONCE(rack);
 	cfg.ack_resends = READ_ONCE(ack_resends);
+	cfg.reply_hold_ns = (u64)READ_ONCE(reply_hold_us) * NSEC_PER_USEC;
 	/*
 	 * Each ACK costs a software endpoint as much as a data packet, and
 	 * a timer-driven one also a work item wakeup. The sender asks for
@@ -682,7 +728,11 @@ static void mrc_xp_send_posted(struct mrc_qp *qp)
 	}
 	__skb_queue_head_init(&out);
 	if (xp->live && !xp->dead) {
-		mrc_tx_run(xp, ktime_get_ns(), MRC_XP_RX_TX_BUDGET, &out);
+		u64 now = ktime_get_ns();
+
+		mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, &out);
+		/* [REL-24] an answer held for this reply goes with it */
+		mrc_rx_acks(xp, now, &out);
 		mrc_xp_arm_timer(xp);
 	}
 	mrc_xp_unlock_xmit(xp, &out);
@@ -698,9 +748,14 @@ static void mrc_xp_destroy(struct mrc_qp *qp)
 		return;
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&xp->lock);
-	/* [REL-23] the ACKs a receive batch left due go before the QP */
-	if (xp->ack_queued && xp->live)
+	/*
+	 * [REL-23] the ACKs a receive batch left due, and [REL-24] an answer
+	 * held for a reply that will not come now, go before the QP
+	 */
+	if (xp->live) {
+		mrc_conn_ack_release(&xp->conn);
 		mrc_rx_acks(xp, ktime_get_ns(), &out);
+	}
 	/* [REL-21] a healthy connection that received data answers on */
 	linger = xp->live && mrc_conn_may_linger(&xp->conn);
 	xp->dead = true;

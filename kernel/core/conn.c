@@ -17,6 +17,13 @@ enum { RXM_FREE = 0, RXM_ACTIVE, RXM_DONE, RXM_RETIRED };
 /* Ask for an ACK when the path has fewer free PSNs than this. */
 #define ACK_REQ_ROOM	16
 
+/*
+ * [REL-24] A held answer waits this many times the usual reply time (at
+ * least cfg.reply_hold_min_ns, at most cfg.reply_hold_ns): room for a
+ * reply that is late now and then, where a miss ends the mode for a while.
+ */
+#define REPLY_HOLD_MULT		4
+
 MRC_STATIC_ASSERT((MRC_CONN_MSGS & (MRC_CONN_MSGS - 1)) == 0, "power of 2");
 MRC_STATIC_ASSERT((MRC_TX_SEGS & (MRC_TX_SEGS - 1)) == 0, "power of 2");
 MRC_STATIC_ASSERT(MRC_CONN_MSGS <= 64, "stream_q.known is one u64");
@@ -33,6 +40,8 @@ void mrc_conn_cfg_default(struct mrc_conn_cfg *cfg, u32 npaths, u32 mss)
 	cfg->retry_limit = 7;
 	cfg->rack = true;
 	cfg->ack_resends = true;
+	cfg->reply_hold_ns = 0;
+	cfg->reply_hold_min_ns = 10000;
 	cfg->seed = 1;
 	mrc_path_cfg_default(&cfg->path);
 	mrc_cc_cfg_default(&cfg->cc, mss);
@@ -206,6 +215,8 @@ static bool more_to_send(const struct mrc_conn *c)
 	return false;
 }
 
+static void reply_leaves(struct mrc_conn *c, u64 now, u16 flags);
+
 static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 		 struct mrc_tx_seg *seg)
 {
@@ -247,6 +258,7 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 		flags |= MRC_F_ACK_REQ;
 	if (flags & MRC_F_LAST)
 		c->ask_ack = false;
+	reply_leaves(c, now, flags);
 	if (flags & MRC_F_ACK_REQ) {
 		p->tx.req_psn = seg->psn;
 		p->tx.req_set = true;
@@ -690,6 +702,69 @@ static void ack_all_pending(struct mrc_conn *c, u8 why)
 			mrc_path_rx_ack_now(&c->path[i].rx, why);
 }
 
+/*
+ * [REL-13] the sender asked (ACK_REQ) or a message it waits for is whole:
+ * answer at once, or [REL-24] hold the answer for the reply the
+ * application has been sending, which then carries it.
+ */
+static void ack_request(struct mrc_conn *c, u64 now, u8 why, u16 flags)
+{
+	/* a resend repairs a loss: its sender must not wait for a reply */
+	if (c->reply_mode && !(flags & MRC_F_RETX)) {
+		if (!c->hold_until) {
+			c->hold_since = now;
+			c->hold_until = now +
+				mrc_min_u64(c->cfg.reply_hold_ns,
+					    mrc_max_u64(REPLY_HOLD_MULT *
+							c->reply_ns,
+							c->cfg.reply_hold_min_ns));
+			c->hold_why = why;
+		}
+		return;
+	}
+	ack_all_pending(c, why);
+	c->answered = true;
+	c->answered_at = now;
+}
+
+void mrc_conn_ack_release(struct mrc_conn *c)
+{
+	if (!c->hold_until)
+		return;
+	ack_all_pending(c, c->hold_why);
+	c->hold_until = 0;
+}
+
+/*
+ * [REL-24] a packet of ours leaves: a held answer goes with it. A new
+ * message soon after an answer left alone is a reply: hold from now on.
+ */
+static void reply_leaves(struct mrc_conn *c, u64 now, u16 flags)
+{
+	if (c->hold_until) {
+		/* 1/4 gain: a late reply or two do not make the hold jump */
+		c->reply_ns = (3 * c->reply_ns + (now - c->hold_since)) / 4;
+		mrc_conn_ack_release(c);
+		c->stats.acks_rode++;
+	} else if (c->answered && (flags & MRC_F_FIRST) &&
+		   !(flags & MRC_F_RETX)) {
+		c->reply_mode = now - c->answered_at <= c->cfg.reply_hold_ns &&
+				c->cfg.reply_hold_ns;
+		c->reply_ns = now - c->answered_at;
+		c->answered = false;
+	}
+}
+
+/* [REL-24] no reply came in time: answer, and at once from now on. */
+static void hold_expired(struct mrc_conn *c, u64 now)
+{
+	if (!c->hold_until || now < c->hold_until)
+		return;
+	mrc_conn_ack_release(c);
+	c->reply_mode = false;
+	c->stats.holds_expired++;
+}
+
 enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 				     const struct mrc_rx_seg *seg,
 				     struct mrc_cc_share *share)
@@ -752,18 +827,18 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 		segbit_flip(m, m->seg_cum);
 		m->seg_cum++;
 	}
-	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval,
-			   seg->flags & MRC_F_ACK_REQ);
+	/* ack_request() answers ACK_REQ, on this path and every other */
+	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, false);
 	/* [REL-13] a request is answered with every path's news ([REL-22]) */
 	if (seg->flags & MRC_F_ACK_REQ)
-		ack_all_pending(c, MRC_ACK_WHY_REQ);
+		ack_request(c, now, MRC_ACK_WHY_REQ, seg->flags);
 	if ((seg->flags & (MRC_F_LAST | MRC_F_ACK_REQ)) ==
 	    (MRC_F_LAST | MRC_F_ACK_REQ))
 		m->want_ack = true;
 	if (m->seg_cum == m->nsegs) {
 		m->state = RXM_DONE;
 		if (m->want_ack)
-			ack_all_pending(c, MRC_ACK_WHY_MSG);
+			ack_request(c, now, MRC_ACK_WHY_MSG, seg->flags);
 	}
 	c->stats.rx_new++;
 	return MRC_RX_NEW;
@@ -946,6 +1021,8 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 
 	if (msn_update_due(c))
 		return 0;
+	if (c->hold_until)
+		t = mrc_min_u64(t, c->hold_until);
 
 	for (i = 0; i < c->cfg.npaths; i++) {
 		const struct mrc_path *p = &c->path[i];
@@ -983,6 +1060,7 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 	}
 	if (c->rack_deadline && now >= c->rack_deadline)
 		rack_detect(c, now);
+	hold_expired(c, now);
 	mrc_sched_maintain(&c->sched, &c->cfg.sched, c->path, c->cfg.npaths,
 			   &c->cfg.path, &c->cfg.cc, now);
 }

@@ -58,6 +58,8 @@ struct mrc_conn_cfg {
 	u32 retry_limit;	/* timeouts one segment survives ([REL-12]) */
 	bool rack;		/* [REL-22] loss by later deliveries on any path */
 	bool ack_resends;	/* [REL-14] a resend asks for an ACK */
+	u64 reply_hold_ns;	/* [REL-24] longest wait for a reply; 0: none */
+	u64 reply_hold_min_ns;	/* ... shortest */
 	u64 seed;		/* source-port choice */
 	struct mrc_path_cfg path;
 	struct mrc_cc_cfg cc;
@@ -185,6 +187,8 @@ struct mrc_conn_stats {
 	u64 acks_sent;
 	u64 acks_rcvd;
 	u64 acks_invalid;
+	u64 acks_rode;		/* [REL-24] held answers that left with data */
+	u64 holds_expired;	/* ... that waited for a reply in vain */
 };
 
 struct mrc_conn {
@@ -233,6 +237,14 @@ struct mrc_conn {
 	struct mrc_rx_msg rxm[MRC_CONN_MSGS];
 	struct mrc_stream_q rxs[MRC_MAX_STREAMS];
 	u32 ack_rr;
+	/* [REL-24] the answer to an ACK_REQ waits for the reply that carries it */
+	bool reply_mode;	/* the application replies: hold answers */
+	bool answered;		/* an answer left at once, at answered_at */
+	u8 hold_why;		/* enum mrc_ack_why of the answer held */
+	u64 hold_since;
+	u64 hold_until;		/* 0: none held */
+	u64 answered_at;
+	u64 reply_ns;		/* how soon replies follow, smoothed */
 
 	struct mrc_conn_stats stats;
 	/* scratch for path events: the core is not reentrant per connection */
@@ -320,6 +332,12 @@ static inline bool mrc_conn_may_linger(const struct mrc_conn *c)
 
 /* Next receiver completion, in SSN order per stream; false if none. */
 bool mrc_conn_rx_poll(struct mrc_conn *c, struct mrc_completion *done);
+
+/*
+ * [REL-24] Whatever answer is held falls due now (the endpoint goes away,
+ * or must not wait for a reply).
+ */
+void mrc_conn_ack_release(struct mrc_conn *c);
 
 /* Build the next ACK that is due at @now; false if none. */
 bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,

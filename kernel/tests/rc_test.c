@@ -1103,6 +1103,92 @@ static void mrc_rc_small_messages_bundle(struct kunit *test)
 		   atomic_read(&wa->dropped), atomic_read(&wa->corrupted));
 }
 
+/* @n successful completions on @e of WRs all numbered 0. */
+static void mrc_t_expect_wcs0(struct kunit *test, struct mrc_t_end *e, u32 n)
+{
+	struct ib_wc wc;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(e, &wc), 0);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 0ull);
+	}
+}
+
+/* Wait until @len bytes at @got equal @want; 0 or -ETIMEDOUT. */
+static int mrc_t_wait_bytes(const u8 *got, const u8 *want, u32 len)
+{
+	int ms;
+
+	for (ms = 0; ms < MRC_T_WAIT_MS; ms++) {
+		if (!memcmp(got, want, len))
+			return 0;
+		usleep_range(1000, 2000);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * [REL-24] A ping-pong of 64-byte WRITEs, each end writing once it saw
+ * the other's bytes: once replies have been seen, each end's answer waits
+ * for its reply and rides in the reply's datagram, so a round trip costs
+ * two datagrams where it cost four. The holds are made long enough that
+ * neither the test's pace nor the coalescing delay ends them: only the
+ * first answer each way leaves alone, and the last waits for the release.
+ */
+static void mrc_rc_answers_ride_with_replies(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	const u32 rounds = 20, len = 64, half = MRC_T_BUF / 2;
+	u64 sent, rode;
+	u32 r, i;
+
+	for (i = 0; i < 2; i++) {
+		struct mrc_xp *xp = mrc_xp_of(to_mrc_qp(t->e[i].qp));
+
+		spin_lock_bh(&xp->lock);
+		xp->conn.cfg.reply_hold_ns = 10ull * NSEC_PER_SEC;
+		xp->conn.cfg.reply_hold_min_ns = 10ull * NSEC_PER_SEC;
+		xp->conn.cfg.path.ack_delay_ns = 10ull * NSEC_PER_SEC;
+		spin_unlock_bh(&xp->lock);
+	}
+	sent = mrc_t_stat(a->dev, MRC_STAT_TX_PACKETS) +
+	       mrc_t_stat(b->dev, MRC_STAT_TX_PACKETS);
+	rode = mrc_t_stat(a->dev, MRC_STAT_ACKS_RODE) +
+	       mrc_t_stat(b->dev, MRC_STAT_ACKS_RODE);
+	for (r = 0; r < rounds; r++) {
+		mrc_t_fill(a->buf, len, 2 * r);
+		mrc_t_post_small(test, a, b, 0, 0, 1, len);
+		KUNIT_ASSERT_EQ(test, mrc_t_wait_bytes(b->buf, a->buf, len), 0);
+		mrc_t_fill(b->buf + half, len, 2 * r + 1);
+		mrc_t_post_small(test, b, a, half, half, 1, len);
+		KUNIT_ASSERT_EQ(test, mrc_t_wait_bytes(a->buf + half,
+						       b->buf + half, len), 0);
+	}
+	/* the last answer goes when its hold ends (QP destroy at the latest) */
+	mrc_t_expect_wcs0(test, a, rounds);
+	sent = mrc_t_stat(a->dev, MRC_STAT_TX_PACKETS) +
+	       mrc_t_stat(b->dev, MRC_STAT_TX_PACKETS) - sent;
+	rode = mrc_t_stat(a->dev, MRC_STAT_ACKS_RODE) +
+	       mrc_t_stat(b->dev, MRC_STAT_ACKS_RODE) - rode;
+	kunit_info(test, "%u round trips: %llu datagrams, %llu answers rode\n",
+		   rounds, sent, rode);
+	/* 2 per round trip, plus the first answers before any reply */
+	KUNIT_EXPECT_LE(test, sent, 2ull * rounds + 4);
+	KUNIT_EXPECT_GE(test, rode, 2ull * rounds - 3);
+	for (i = 0; i < 2; i++) {
+		struct mrc_xp *xp = mrc_xp_of(to_mrc_qp(t->e[i].qp));
+
+		spin_lock_bh(&xp->lock);
+		mrc_conn_ack_release(&xp->conn);
+		spin_unlock_bh(&xp->lock);
+		mrc_xp_kick(xp);
+	}
+	mrc_t_expect_wcs0(test, b, rounds);
+}
+
 /*
  * [REL-21] Every ACK of B is lost, and B destroys its QP as soon as the
  * data is in place, as a consumer that saw its completion would. A's
@@ -1254,6 +1340,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_hostile_packets_change_nothing),
 	KUNIT_CASE(mrc_rc_fragmented_datagrams),
 	KUNIT_CASE(mrc_rc_small_messages_bundle),
+	KUNIT_CASE(mrc_rc_answers_ride_with_replies),
 	KUNIT_CASE(mrc_rc_destroyed_peer_still_acks),
 	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
 	KUNIT_CASE(mrc_rc_resend_into_invalidated_mr),

@@ -1226,6 +1226,167 @@ TEST(Conn, OneAckForTheGapsOfABatch)
 	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), 30, &r));
 }
 
+namespace {
+
+// One message of @len bytes from @from to @to at @now, all of it
+// delivered; returns the flags of its last segment.
+uint16_t deliver(mrc_conn *from, mrc_conn *to, uint64_t now, uint32_t len)
+{
+	mrc_tx_seg t;
+	uint16_t flags = 0;
+
+	EXPECT_TRUE(mrc_conn_tx_post(from, 0, len, 1, nullptr));
+	while (mrc_conn_tx_next(from, now, &t)) {
+		mrc_rx_seg s = mrcsim::rx_of(t);
+
+		EXPECT_EQ(mrc_conn_rx_data(to, now, &s, nullptr), MRC_RX_NEW);
+		flags = t.flags;
+	}
+	return flags;
+}
+
+// Every ACK @from owes at @now, to @to; how many.
+int answer(mrc_conn *from, mrc_conn *to, uint64_t now)
+{
+	mrc_ack_info ack;
+	int n = 0;
+
+	while (mrc_conn_ack_next(from, now, nullptr, &ack)) {
+		EXPECT_TRUE(mrc_conn_on_ack(to, now, &ack));
+		n++;
+	}
+	return n;
+}
+
+} // namespace
+
+// [REL-24] once the application has replied to a request soon after its
+// answer left alone, the next answer waits for the reply and leaves with
+// it; its ack_delay counts the hold
+TEST(Conn, TheReplyCarriesTheAnswer)
+{
+	Pair p(1, 1024);
+	const uint64_t us = 1000;
+	mrc_completion done;
+	mrc_ack_info ack;
+
+	p.a->cfg.reply_hold_ns = p.b->cfg.reply_hold_ns = 500 * us;
+	// coalescing bounds a hold too: keep it out of the way
+	p.a->cfg.path.ack_delay_ns = p.b->cfg.path.ack_delay_ns = 10000 * us;
+	// the first request is answered at once: nothing says a reply comes
+	ASSERT_TRUE(deliver(p.a.get(), p.b.get(), 0, 100) & MRC_F_ACK_REQ);
+	EXPECT_EQ(answer(p.b.get(), p.a.get(), 0), 1);
+	ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
+	// b replies 100 us later: from now on b holds its answers
+	deliver(p.b.get(), p.a.get(), 100 * us, 100);
+	EXPECT_TRUE(p.b->reply_mode);
+	EXPECT_EQ(answer(p.a.get(), p.b.get(), 100 * us), 1);
+
+	ASSERT_TRUE(deliver(p.a.get(), p.b.get(), 300 * us, 100) &
+		    MRC_F_ACK_REQ);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 300 * us, nullptr, &ack));
+	// held four usual reply times, within reply_hold_ns
+	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 700 * us);
+	// the reply leaves 60 us later: the answer is due with it
+	mrc_tx_seg r;
+	ASSERT_TRUE(mrc_conn_tx_post(p.b.get(), 0, 100, 2, nullptr));
+	ASSERT_TRUE(mrc_conn_tx_next(p.b.get(), 360 * us, &r));
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 360 * us, nullptr, &ack));
+	EXPECT_EQ(ack.why, MRC_ACK_WHY_REQ);
+	EXPECT_EQ(ack.ack_delay, 60 * us);
+	EXPECT_EQ(p.b->stats.acks_rode, 1u);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 360 * us, nullptr, &ack));
+	// a's request completes with the answer
+	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 400 * us, &ack));
+	int sent = 0;
+	while (mrc_conn_tx_poll(p.a.get(), &done))
+		sent++;
+	EXPECT_EQ(sent, 2);
+}
+
+// [REL-24] a held answer whose reply does not come goes when the hold
+// ends, and the next request is answered at once again
+TEST(Conn, AHeldAnswerGoesWhenNoReplyComes)
+{
+	Pair p(1, 1024);
+	const uint64_t us = 1000;
+	mrc_completion done;
+	mrc_ack_info ack;
+
+	p.a->cfg.reply_hold_ns = p.b->cfg.reply_hold_ns = 100 * us;
+	p.a->cfg.path.ack_delay_ns = p.b->cfg.path.ack_delay_ns = 10000 * us;
+	deliver(p.a.get(), p.b.get(), 0, 100);
+	EXPECT_EQ(answer(p.b.get(), p.a.get(), 0), 1);
+	deliver(p.b.get(), p.a.get(), 80 * us, 100);	// a reply: hold
+	ASSERT_TRUE(p.b->reply_mode);
+	answer(p.a.get(), p.b.get(), 80 * us);
+
+	deliver(p.a.get(), p.b.get(), 200 * us, 100);
+	// four times 80 us is more than reply_hold_ns: held 100 us
+	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 300 * us);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 299 * us, nullptr, &ack));
+	mrc_conn_on_timer(p.b.get(), 300 * us);
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 300 * us, nullptr, &ack));
+	EXPECT_EQ(ack.ack_delay, 100 * us);
+	EXPECT_FALSE(p.b->reply_mode);
+	EXPECT_EQ(p.b->stats.holds_expired, 1u);
+	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 300 * us, &ack));
+	// no longer held
+	deliver(p.a.get(), p.b.get(), 400 * us, 100);
+	EXPECT_EQ(answer(p.b.get(), p.a.get(), 400 * us), 1);
+	while (mrc_conn_tx_poll(p.a.get(), &done))
+		;
+	// mrc_conn_ack_release() empties a hold at once (QP destroyed)
+	deliver(p.b.get(), p.a.get(), 450 * us, 100);
+	ASSERT_TRUE(p.b->reply_mode);
+	answer(p.a.get(), p.b.get(), 450 * us);
+	deliver(p.a.get(), p.b.get(), 500 * us, 100);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 500 * us, nullptr, &ack));
+	mrc_conn_ack_release(p.b.get());
+	EXPECT_TRUE(mrc_conn_ack_next(p.b.get(), 500 * us, nullptr, &ack));
+}
+
+// [REL-24] a resend that asks repairs a loss: answered at once, reply
+// mode or not
+TEST(Conn, AResendIsAnsweredAtOnce)
+{
+	Pair p(1, 1024);
+	const uint64_t us = 1000;
+	mrc_ack_info ack;
+	mrc_tx_seg t;
+
+	p.b->cfg.reply_hold_ns = 500 * us;
+	deliver(p.a.get(), p.b.get(), 0, 100);
+	answer(p.b.get(), p.a.get(), 0);
+	deliver(p.b.get(), p.a.get(), 50 * us, 100);
+	ASSERT_TRUE(p.b->reply_mode);
+	answer(p.a.get(), p.b.get(), 50 * us);
+
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 100, 1, nullptr));
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 100 * us, &t));
+	ASSERT_TRUE(t.flags & MRC_F_ACK_REQ);
+	mrc_rx_seg s = Pair::rx_of(t);
+	s.flags |= MRC_F_RETX;	// as if the first copy was lost
+	ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 100 * us, &s, nullptr), MRC_RX_NEW);
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 100 * us, nullptr, &ack));
+	EXPECT_EQ(ack.ack_delay, 0u);
+	EXPECT_EQ(p.b->stats.acks_rode, 0u);
+}
+
+// with reply_hold_ns 0 (the core's default) nothing is ever held
+TEST(Conn, NoHoldWithoutReplyHold)
+{
+	Pair p(1, 1024);
+
+	for (uint64_t t = 0; t < 10; t++) {
+		deliver(p.a.get(), p.b.get(), t * 100, 100);
+		EXPECT_EQ(answer(p.b.get(), p.a.get(), t * 100), 1);
+		deliver(p.b.get(), p.a.get(), t * 100 + 10, 100);
+		EXPECT_EQ(answer(p.a.get(), p.b.get(), t * 100 + 10), 1);
+	}
+	EXPECT_FALSE(p.b->reply_mode);
+}
+
 // [REL-18] a window update acknowledges every path with unacknowledged
 // packets: the sender frees a message only when all its segments are
 // acknowledged, so one path's ACK alone would leave its window full until
