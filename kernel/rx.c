@@ -614,8 +614,15 @@ static void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now,
 		mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, out);
 	/*
 	 * [REL-23] the ACKs, and the timer they move, after the batch;
-	 * unless [REL-24] an answer left its hold to ride with what was sent
+	 * unless [REL-24] an answer left its hold to ride with what was sent,
+	 * or nothing is due: then the batch's end has nothing to add, and
+	 * its tasklet would be one more softirq round per datagram (a READ
+	 * ping-pong's every response, whose ACK is coalesced).
 	 */
+	if (!xp->ack_queued && mrc_conn_deadline(&xp->conn) > now) {
+		mrc_xp_arm_timer(xp);
+		return;
+	}
 	if (xp->conn.stats.acks_rode == rode && mrc_ackq_defer(xp))
 		return;
 	mrc_rx_acks(xp, now, out);
