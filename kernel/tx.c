@@ -297,7 +297,7 @@ static void mrc_tx_post(struct mrc_xp *xp)
 		 * application sees the response. Slots come back only with
 		 * those ACKs, though: ask while half of them are taken.
 		 */
-		mrc_conn_tx_no_end_ack(&xp->conn, r->msn);
+		mrc_conn_tx_response(&xp->conn, r->msn);
 		if (xp->resp_tail - xp->resp_head >= MRC_XP_RESP / 2)
 			mrc_conn_tx_ask_ack(&xp->conn);
 	}

@@ -66,6 +66,11 @@ module_param(keep_home, uint, 0644);
 MODULE_PARM_DESC(keep_home,
 		 "of a connection's backlog above one BDP, put 1/keep_home in flight and keep the rest unsent ([CC-13]); 0, 1: no cap; for new connections");
 
+static uint keep_home_resp = 3;
+module_param(keep_home_resp, uint, 0644);
+MODULE_PARM_DESC(keep_home_resp,
+		 "keep_home for a backlog of mostly READ and ATOMIC responses ([CC-13]); for new connections");
+
 static uint npaths = 4;
 module_param(npaths, uint, 0444);
 MODULE_PARM_DESC(npaths,
@@ -615,6 +620,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 				       NSEC_PER_USEC);
 	cfg.cc.base_epoch_rounds = READ_ONCE(base_epoch_rounds);
 	cfg.cc.keep_home = READ_ONCE(keep_home);
+	cfg.cc.keep_home_resp = READ_ONCE(keep_home_resp);
 	cfg.rack = READ_ONCE(rack);
 	cfg.ack_resends = READ_ONCE(ack_resends);
 	cfg.reply_hold_ns = (u64)READ_ONCE(reply_hold_us) * NSEC_PER_USEC;

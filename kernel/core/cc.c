@@ -24,6 +24,7 @@ void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss)
 	cfg->delay_target_ns = 200000;
 	cfg->base_epoch_rounds = 32;
 	cfg->keep_home = 2;
+	cfg->keep_home_resp = 3;
 }
 
 void mrc_cc_path_init(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
@@ -361,16 +362,16 @@ u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg
  */
 u32 mrc_cc_conn_home_cap(const struct mrc_cc_conn *c,
 			 const struct mrc_cc_cfg *cfg, u64 backlog,
-			 u64 ack_hold_ns)
+			 u64 ack_hold_ns, u32 keep)
 {
 	u64 bw = mrc_max_u64(c->rate, c->rate_prev), bdp, cap, k;
 	u64 rtt = mrc_min_u64(c->min_rtt_ns + ack_hold_ns, 1ull << 24);
 
-	if (cfg->keep_home < 2)
+	if (keep < 2)
 		return 0xffffffffu;
 	/* at most 2^39 B/s times 2^24 ns: fits in u64, times 2^8 too */
 	bdp = mrc_min_u64(bw, 1ull << 39) * rtt / NSEC_PER_SEC_;
-	k = mrc_min_u64(cfg->keep_home, 256);
+	k = mrc_min_u64(keep, 256);
 	cap = (mrc_min_u64(backlog, 1ull << 40) + (k - 1) * bdp) / k;
 	cap = mrc_max_u64(cap, cfg->conn_init_cwnd);
 	return (u32)mrc_min_u64(cap, 0xffffffffu);

@@ -44,9 +44,11 @@ struct mrc_cc_cfg {
 	u32 base_epoch_rounds;
 	/*
 	 * [CC-13] of the backlog above one BDP, 1/keep_home goes in flight
-	 * and the rest waits at home; 0 or 1: no cap
+	 * and the rest waits at home; 0 or 1: no cap. keep_home_resp for a
+	 * backlog of mostly responses (READ, ATOMIC).
 	 */
 	u32 keep_home;
+	u32 keep_home_resp;
 };
 
 void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss);
@@ -125,12 +127,12 @@ u32 mrc_cc_conn_window(const struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg
 
 /*
  * [CC-13] The most the connection may have in flight while @backlog bytes
- * (in flight and not yet sent) are its to deliver; the receiver may hold
- * an ACK @ack_hold_ns.
+ * (in flight and not yet sent) are its to deliver, 1/@keep of it above one
+ * BDP (@keep < 2: no cap); the receiver may hold an ACK @ack_hold_ns.
  */
 u32 mrc_cc_conn_home_cap(const struct mrc_cc_conn *c,
 			 const struct mrc_cc_cfg *cfg, u64 backlog,
-			 u64 ack_hold_ns);
+			 u64 ack_hold_ns, u32 keep);
 
 /* Bytes the path may still put in flight. */
 static inline u32 mrc_cc_path_room(const struct mrc_cc_path *p, u32 inflight)

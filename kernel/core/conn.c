@@ -146,6 +146,20 @@ void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn)
 		txmsg(c, msn)->no_end_ack = true;
 }
 
+void mrc_conn_tx_response(struct mrc_conn *c, u32 msn)
+{
+	struct mrc_tx_msg *m;
+
+	if (msn - c->msn_una >= c->msn_nxt - c->msn_una)
+		return;
+	m = txmsg(c, msn);
+	m->no_end_ack = true;
+	if (!m->response) {
+		m->response = true;
+		c->tx_unsent_resp += m->len - m->next_off;
+	}
+}
+
 void mrc_conn_tx_ask_ack(struct mrc_conn *c)
 {
 	c->ask_ack = true;
@@ -177,19 +191,27 @@ bool mrc_conn_tx_backlog(const struct mrc_conn *c)
 /*
  * The connection window lets @len more bytes go ([CC-2]); new bytes also
  * leave keep_home's share of the backlog at home ([CC-13]), resends do not.
+ * A responder's backlog is refilled only a round trip after the requester
+ * completed, where a sender's own posts refill it at once: a backlog of
+ * mostly responses keeps keep_home_resp at home.
  */
 static bool conn_room(struct mrc_conn *c, u32 len, bool fresh)
 {
 	u32 inflight = mrc_conn_inflight(c);
+	u32 keep = c->cfg.cc.keep_home;
 
 	if (!inflight)
 		return true;
 	if (inflight + len > mrc_cc_conn_window(&c->cc, &c->cfg.cc))
 		return false;
-	return !fresh || inflight + len <=
+	if (!fresh)
+		return true;
+	if (c->tx_unsent_resp > c->tx_unsent / 2)
+		keep = c->cfg.cc.keep_home_resp;
+	return inflight + len <=
 	       mrc_cc_conn_home_cap(&c->cc, &c->cfg.cc,
 				    (u64)inflight + c->tx_unsent,
-				    c->cfg.path.ack_delay_ns);
+				    c->cfg.path.ack_delay_ns, keep);
 }
 
 /*
@@ -350,6 +372,8 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	m->next_off += len;
 	m->segs_out++;
 	c->tx_unsent -= len;
+	if (m->response)
+		c->tx_unsent_resp -= len;
 	if (m->next_off == m->len) {
 		m->all_sent = true;
 		c->txs[s].ssn_send++;

@@ -146,6 +146,7 @@ struct mrc_tx_msg {
 	u8 state;
 	bool all_sent;
 	bool no_end_ack;	/* mrc_conn_tx_no_end_ack() */
+	bool response;		/* mrc_conn_tx_response() */
 };
 
 struct mrc_tx_segent {
@@ -212,6 +213,7 @@ struct mrc_conn {
 	u32 rq_tail;
 	u32 tx_rr;		/* stream round robin, sending */
 	u64 tx_unsent;		/* bytes posted, not yet sent once */
+	u64 tx_unsent_resp;	/* ... of responses */
 	/* [REL-22] the packet sent last of those known delivered, any path */
 	bool rack_set;
 	u8 rack_path;		/* its path */
@@ -277,6 +279,13 @@ bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
  * or nobody waits for its completion (a response).
  */
 void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn);
+
+/*
+ * Message @msn, just posted, answers a request of the peer (a READ or
+ * ATOMIC response): it does not ask for an ACK at its end ([REL-14]), and
+ * a backlog of mostly responses keeps keep_home_resp at home ([CC-13]).
+ */
+void mrc_conn_tx_response(struct mrc_conn *c, u32 msn);
 
 /*
  * [REL-14] The next segments ask for an ACK, up to the end of a message

@@ -466,10 +466,11 @@ TEST(CC, HomeCapSendsAShareOfTheBacklogAboveOneBdp)
 
 	mrc_cc_cfg_default(&cfg, 8192);
 	EXPECT_EQ(cfg.keep_home, 2u);
+	EXPECT_EQ(cfg.keep_home_resp, 3u);
 	mrc_cc_conn_init(&c, &cfg, 0);
 	// nothing delivered yet: no BDP
-	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0), 1310720u);
-	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 65536, 0), cfg.conn_init_cwnd);
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0, cfg.keep_home), 1310720u);
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 65536, 0, cfg.keep_home), cfg.conn_init_cwnd);
 	// a round of 10 ms that delivered 1 MB: 100 MB/s; base 2 ms: 200 KB
 	c.min_rtt_ns = 2000000;
 	c.r_acked = 1000000;
@@ -478,23 +479,23 @@ TEST(CC, HomeCapSendsAShareOfTheBacklogAboveOneBdp)
 	mrc_cc_path_init(&p, &cfg, 0);
 	mrc_cc_on_ack(&p, &c, &cfg, 1, 10000000, 0, 0, 0, 10000000, 0);
 	EXPECT_EQ(c.rate, 100000000u);
-	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0),
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0, cfg.keep_home),
 		  (2621440u + 200000u) / 2);
 	// the larger of the last two rounds: one slow round does not shrink it
 	c.r_acked = 100000;
 	mrc_cc_on_ack(&p, &c, &cfg, 1, 30000000, 0, 0, 0, 10000000, 0);
 	EXPECT_EQ(c.rate, 5000000u);
-	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0),
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0, cfg.keep_home),
 		  (2621440u + 200000u) / 2);
 	// the receiver's ACK hold counts in the round trip: 4 ms more, 400 KB
-	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 4000000),
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 4000000, cfg.keep_home),
 		  (2621440u + 600000u) / 2);
 	// keep_home 3: a third of what is above one BDP goes
 	cfg.keep_home = 3;
-	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 4000000),
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 4000000, cfg.keep_home),
 		  600000u + (2621440u - 600000u) / 3);
 	cfg.keep_home = 1;
-	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0), 0xffffffffu);
+	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0, cfg.keep_home), 0xffffffffu);
 }
 
 // [PATH-5] [PATH-7] timeouts fail a path; after the hold it gets a new port

@@ -125,6 +125,8 @@ void Sim::post_more()
 			break;
 		if (msn - cfg_.tx_msn != posted_count_)
 			fail("MSN not assigned in posting order");
+		if (wl_.reads)	// a's messages answer READ requests
+			mrc_conn_tx_response(a, msn);
 		Posted p;
 		p.stream = stream;
 		p.ssn = a->txm[msn % MRC_CONN_MSGS].ssn;
