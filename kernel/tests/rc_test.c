@@ -1001,8 +1001,13 @@ static void mrc_t_post_small(struct kunit *test, struct mrc_t_end *me,
 	KUNIT_ASSERT_EQ(test, ib_post_send(me->qp, &wr[0].wr, &bad), 0);
 }
 
-/* @n completions on @e, in posting order, all successful. */
-static void mrc_t_expect_wcs(struct kunit *test, struct mrc_t_end *e, u32 n)
+/*
+ * @n completions on @e, all successful, of WRs numbered in posting order
+ * from 0 (@numbered: one mrc_t_post_small() of @n WRs) or all numbered 0
+ * (@n posts of one).
+ */
+static void mrc_t_expect_wcs(struct kunit *test, struct mrc_t_end *e, u32 n,
+			     bool numbered)
 {
 	struct ib_wc wc;
 	u32 i;
@@ -1010,7 +1015,7 @@ static void mrc_t_expect_wcs(struct kunit *test, struct mrc_t_end *e, u32 n)
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(e, &wc), 0);
 		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, numbered ? (u64)i : 0ull);
 	}
 }
 
@@ -1067,8 +1072,8 @@ static void mrc_rc_small_messages_bundle(struct kunit *test)
 		mrc_t_fill(b->buf, MRC_T_BUF, 70 + round);
 		mrc_t_post_small(test, a, b, 0, 0, n, 0);
 		mrc_t_post_small(test, b, a, half, half, n, 0);
-		mrc_t_expect_wcs(test, a, n);
-		mrc_t_expect_wcs(test, b, n);
+		mrc_t_expect_wcs(test, a, n, true);
+		mrc_t_expect_wcs(test, b, n, true);
 		mrc_t_expect_small(test, t, round, n, 0, true);
 	}
 	KUNIT_EXPECT_GT(test, mrc_t_stat(a->dev, MRC_STAT_TX_BUNDLES), tx_a);
@@ -1089,7 +1094,7 @@ static void mrc_rc_small_messages_bundle(struct kunit *test)
 		mrc_t_fill(a->buf, MRC_T_BUF, 60 + round);
 		mrc_t_fill(b->buf, MRC_T_BUF, 70 + round);
 		mrc_t_post_small(test, a, b, 0, 0, n, 400);
-		mrc_t_expect_wcs(test, a, n);
+		mrc_t_expect_wcs(test, a, n, true);
 		mrc_t_expect_small(test, t, round, n, 400, false);
 	}
 	wa->drop_every = 0;
@@ -1101,19 +1106,6 @@ static void mrc_rc_small_messages_bundle(struct kunit *test)
 		   mrc_t_stat(a->dev, MRC_STAT_TX_BUNDLES) - tx_a,
 		   mrc_t_stat(b->dev, MRC_STAT_TX_BUNDLES) - tx_b,
 		   atomic_read(&wa->dropped), atomic_read(&wa->corrupted));
-}
-
-/* @n successful completions on @e of WRs all numbered 0. */
-static void mrc_t_expect_wcs0(struct kunit *test, struct mrc_t_end *e, u32 n)
-{
-	struct ib_wc wc;
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(e, &wc), 0);
-		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-		KUNIT_EXPECT_EQ(test, wc.wr_id, 0ull);
-	}
 }
 
 /* Wait until @len bytes at @got equal @want; 0 or -ETIMEDOUT. */
@@ -1168,7 +1160,7 @@ static void mrc_rc_answers_ride_with_replies(struct kunit *test)
 						       b->buf + half, len), 0);
 	}
 	/* the last answer goes when its hold ends (QP destroy at the latest) */
-	mrc_t_expect_wcs0(test, a, rounds);
+	mrc_t_expect_wcs(test, a, rounds, false);
 	sent = mrc_t_stat(a->dev, MRC_STAT_TX_PACKETS) +
 	       mrc_t_stat(b->dev, MRC_STAT_TX_PACKETS) - sent;
 	rode = mrc_t_stat(a->dev, MRC_STAT_ACKS_RODE) +
@@ -1186,7 +1178,7 @@ static void mrc_rc_answers_ride_with_replies(struct kunit *test)
 		spin_unlock_bh(&xp->lock);
 		mrc_xp_kick(xp);
 	}
-	mrc_t_expect_wcs0(test, b, rounds);
+	mrc_t_expect_wcs(test, b, rounds, false);
 }
 
 /*

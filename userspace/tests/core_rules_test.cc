@@ -1259,6 +1259,21 @@ int answer(mrc_conn *from, mrc_conn *to, uint64_t now)
 	return n;
 }
 
+// a asks b at 0; b answers at once and replies @reply later: from then
+// on b holds its answers (reply_hold_ns @hold; coalescing, which bounds a
+// hold too, kept out of the way)
+void start_replying(Pair &p, uint64_t hold, uint64_t reply)
+{
+	p.a->cfg.reply_hold_ns = p.b->cfg.reply_hold_ns = hold;
+	p.a->cfg.path.ack_delay_ns = p.b->cfg.path.ack_delay_ns = 10000000;
+	// the first request: nothing says a reply comes
+	EXPECT_TRUE(deliver(p.a.get(), p.b.get(), 0, 100) & MRC_F_ACK_REQ);
+	EXPECT_EQ(answer(p.b.get(), p.a.get(), 0), 1);
+	deliver(p.b.get(), p.a.get(), reply, 100);
+	EXPECT_TRUE(p.b->reply_mode);
+	EXPECT_EQ(answer(p.a.get(), p.b.get(), reply), 1);
+}
+
 } // namespace
 
 // [REL-24] once the application has replied to a request soon after its
@@ -1271,17 +1286,7 @@ TEST(Conn, TheReplyCarriesTheAnswer)
 	mrc_completion done;
 	mrc_ack_info ack;
 
-	p.a->cfg.reply_hold_ns = p.b->cfg.reply_hold_ns = 500 * us;
-	// coalescing bounds a hold too: keep it out of the way
-	p.a->cfg.path.ack_delay_ns = p.b->cfg.path.ack_delay_ns = 10000 * us;
-	// the first request is answered at once: nothing says a reply comes
-	ASSERT_TRUE(deliver(p.a.get(), p.b.get(), 0, 100) & MRC_F_ACK_REQ);
-	EXPECT_EQ(answer(p.b.get(), p.a.get(), 0), 1);
-	ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
-	// b replies 100 us later: from now on b holds its answers
-	deliver(p.b.get(), p.a.get(), 100 * us, 100);
-	EXPECT_TRUE(p.b->reply_mode);
-	EXPECT_EQ(answer(p.a.get(), p.b.get(), 100 * us), 1);
+	start_replying(p, 500 * us, 100 * us);
 
 	ASSERT_TRUE(deliver(p.a.get(), p.b.get(), 300 * us, 100) &
 		    MRC_F_ACK_REQ);
@@ -1314,13 +1319,7 @@ TEST(Conn, AHeldAnswerGoesWhenNoReplyComes)
 	mrc_completion done;
 	mrc_ack_info ack;
 
-	p.a->cfg.reply_hold_ns = p.b->cfg.reply_hold_ns = 100 * us;
-	p.a->cfg.path.ack_delay_ns = p.b->cfg.path.ack_delay_ns = 10000 * us;
-	deliver(p.a.get(), p.b.get(), 0, 100);
-	EXPECT_EQ(answer(p.b.get(), p.a.get(), 0), 1);
-	deliver(p.b.get(), p.a.get(), 80 * us, 100);	// a reply: hold
-	ASSERT_TRUE(p.b->reply_mode);
-	answer(p.a.get(), p.b.get(), 80 * us);
+	start_replying(p, 100 * us, 80 * us);
 
 	deliver(p.a.get(), p.b.get(), 200 * us, 100);
 	// four times 80 us is more than reply_hold_ns: held 100 us
@@ -1356,12 +1355,7 @@ TEST(Conn, AResendIsAnsweredAtOnce)
 	mrc_ack_info ack;
 	mrc_tx_seg t;
 
-	p.b->cfg.reply_hold_ns = 500 * us;
-	deliver(p.a.get(), p.b.get(), 0, 100);
-	answer(p.b.get(), p.a.get(), 0);
-	deliver(p.b.get(), p.a.get(), 50 * us, 100);
-	ASSERT_TRUE(p.b->reply_mode);
-	answer(p.a.get(), p.b.get(), 50 * us);
+	start_replying(p, 500 * us, 50 * us);
 
 	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 100, 1, nullptr));
 	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 100 * us, &t));
