@@ -5,12 +5,15 @@
 // The input is a script of operations on two connections A (sender) and B
 // (receiver): post messages on A, move A's segments to B (optionally
 // altered), inject arbitrary data segments into B and arbitrary ACKs into
-// A, advance time and run timers, poll completions. Properties:
+// A, advance time and run timers, poll completions; B also replies with
+// messages of its own, carried unaltered, so that [REL-24] holds its
+// answers (reply_hold_ns from the input). Properties:
 //  - no out-of-bounds access or undefined behaviour (ASan, UBSan);
 //  - B reports completions per stream in SSN order, each with every byte
 //    placed (placed == total), and A per stream in posting order;
 //  - B never reports more bytes placed for a message than its length;
-//  - an unaltered exchange never puts either side in error.
+//  - an unaltered exchange never puts either side in error but "retry
+//    exceeded" (the script may starve either sender of ACKs).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -52,6 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	Reader in = {data, size};
 	mrc_conn_cfg cfg;
 	uint32_t next_rx_ssn[MRC_MAX_STREAMS] = {}, next_tx_ssn[MRC_MAX_STREAMS] = {};
+	uint32_t reply_rx_ssn = 0, reply_tx_ssn = 0;
 	uint64_t now = 1000;
 	bool hostile = false;
 	mrc_tx_seg pend[16];
@@ -63,14 +67,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* [ENC-25] up to 4 segments per packet, once B's ACKs say so */
 	cfg.pkt_max = 256 * (1 + k / MRC_MAX_STREAMS % 4);
 	cfg.retry_limit = 3;
+	cfg.reply_hold_ns = (uint64_t)in.u8() * 2000;
 	if (!mrc_conn_init(a.get(), &cfg, now) || !mrc_conn_init(b.get(), &cfg, now))
 		return 0;
+
+	/* B's replies to A and A's ACKs of them, on stream 0, nothing lost */
+	auto replies = [&]() {
+		mrc_tx_seg t;
+		mrc_ack_info ack;
+		mrc_completion c;
+
+		while (mrc_conn_tx_next(b.get(), now, &t)) {
+			mrc_rx_seg s = mrcsim::rx_of(t);
+
+			mrc_conn_rx_data(a.get(), now, &s, nullptr);
+		}
+		while (mrc_conn_ack_next(a.get(), now, nullptr, &ack))
+			mrc_conn_on_ack(b.get(), now, &ack);
+		while (mrc_conn_rx_poll(a.get(), &c))
+			check(c.stream == 0 && c.ssn == reply_rx_ssn++);
+		while (mrc_conn_tx_poll(b.get(), &c))
+			check(c.stream == 0 && c.ssn == reply_tx_ssn++);
+	};
 
 	for (int steps = 0; in.n && steps < 4096; steps++) {
 		uint8_t op = in.u8();
 		mrc_completion c;
 
-		switch (op % 8) {
+		switch (op % 9) {
 		case 0: {	/* post */
 			uint32_t stream = in.u8() % (cfg.nstreams + 1);
 			uint32_t len = in.u16() % 4096;
@@ -155,6 +179,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			now += (uint64_t)in.u16() * (in.u8() & 1 ? 1000 : 1);
 			mrc_conn_on_timer(a.get(), now);
 			mrc_conn_on_timer(b.get(), now);
+			replies();
+			break;
+		case 8:		/* B replies */
+			mrc_conn_tx_post(b.get(), 0, in.u16() % 2048, 0, nullptr);
+			replies();
 			break;
 		default:	/* completions */
 			while (mrc_conn_rx_poll(b.get(), &c)) {
@@ -170,7 +199,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (const mrc_rx_msg &m : b->rxm)
 			check(m.state == 0 || m.placed <= m.total);
 		if (!hostile)
-			check(!b->error && (!a->error || a->error == MRC_CONN_E_RETRY));
+			check((!b->error || b->error == MRC_CONN_E_RETRY) &&
+			      (!a->error || a->error == MRC_CONN_E_RETRY));
 	}
 	return 0;
 }
