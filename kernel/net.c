@@ -228,7 +228,11 @@ static struct dst_cache *mrc_net_route(struct mrc_net_routes *rs, u16 sport,
 		if (r->sport == sport && r->tos == tos)
 			return &r->cache;
 	}
-	return NULL;
+	r = &rs->r[rs->next++ % MRC_NET_ROUTES];
+	dst_cache_reset(&r->cache);
+	r->sport = sport;
+	r->tos = tos;
+	return &r->cache;
 }
 
 void mrc_net_routes_reset(struct mrc_net_routes *rs)

@@ -17,9 +17,11 @@ struct mrc_net;
 
 /*
  * The routes of one sender to one peer, cached per flow (source port and
- * TOS: either may pick the route). A flow without a free slot, or whose
- * cache could not be allocated, looks its route up per packet. The owner
- * serializes every use of one cache (sends, reset) and zeroes it first.
+ * TOS: either may pick the route). With every slot taken a new flow takes
+ * the slot taken longest ago (a repaired path's new port, [PATH-7], would
+ * otherwise never be cached); a flow whose cache could not be allocated
+ * looks its route up per packet. The owner serializes every use of one
+ * cache (sends, reset) and zeroes it first.
  */
 #define MRC_NET_ROUTES	16
 
@@ -32,6 +34,7 @@ struct mrc_net_route {
 
 struct mrc_net_routes {
 	struct mrc_net_route r[MRC_NET_ROUTES];
+	u32 next;		/* slot to retag when all are used */
 };
 
 /* The peer or its address changed: forget every route. */

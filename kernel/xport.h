@@ -121,7 +121,7 @@ struct mrc_xp {
 	bool flushed;			/* ERR: held WQEs given back */
 	bool peer_bundles;		/* [ENC-9] the peer takes ACK bundles */
 	bool ack_queued;		/* on a CPU's ACK queue (ackq.c) */
-	u8 ack_held;			/* datagrams whose ACKs wait there */
+	u32 ack_held;			/* datagrams whose ACKs wait there */
 	u32 last_send_len;		/* of the last SEND or WRITE taken */
 	u8 refused_code;		/* [OPS-31] the NAK that failed the QP */
 	u32 refused_msn;		/* its message, if refused_code */
