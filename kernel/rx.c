@@ -619,9 +619,13 @@ static void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now,
 	 * its tasklet would be one more softirq round per datagram (a READ
 	 * ping-pong's every response, whose ACK is coalesced).
 	 */
-	if (!xp->ack_queued && mrc_conn_deadline(&xp->conn) > now) {
-		mrc_xp_arm_timer(xp);
-		return;
+	if (!xp->ack_queued) {
+		u64 at = mrc_conn_deadline(&xp->conn);
+
+		if (at > now) {
+			mrc_xp_arm_timer_at(xp, at);
+			return;
+		}
 	}
 	if (xp->conn.stats.acks_rode == rode && mrc_ackq_defer(xp))
 		return;

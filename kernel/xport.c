@@ -389,14 +389,11 @@ void mrc_xp_kick(struct mrc_xp *xp)
 		queue_work(system_highpri_wq, &xp->work);
 }
 
-/* With xp->lock held: follow the core's next deadline. */
-void mrc_xp_arm_timer(struct mrc_xp *xp)
+/* With xp->lock held: follow the core's next deadline, @at. */
+void mrc_xp_arm_timer_at(struct mrc_xp *xp, u64 at)
 {
-	u64 at;
-
 	if (xp->dead || !xp->live)
 		return;
-	at = mrc_conn_deadline(&xp->conn);
 	if (at == U64_MAX)
 		return;
 	/*
@@ -413,6 +410,11 @@ void mrc_xp_arm_timer(struct mrc_xp *xp)
 		return;
 	xp->timer_at = at;
 	hrtimer_start(&xp->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
+}
+
+void mrc_xp_arm_timer(struct mrc_xp *xp)
+{
+	mrc_xp_arm_timer_at(xp, mrc_conn_deadline(&xp->conn));
 }
 
 /* Timers due, packets to send, ACKs due, completions: one engine run. */

@@ -175,6 +175,7 @@ extern const struct mrc_qp_hooks mrc_xp_hooks;
 /* xport.c */
 void mrc_xp_kick(struct mrc_xp *xp);
 void mrc_xp_arm_timer(struct mrc_xp *xp);
+void mrc_xp_arm_timer_at(struct mrc_xp *xp, u64 at);
 void mrc_xp_unlock_xmit(struct mrc_xp *xp, struct sk_buff_head *out);
 void mrc_xp_free(struct mrc_xp *xp);
 struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len);

@@ -1050,9 +1050,10 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 
 	for (i = 0; i < c->cfg.npaths; i++) {
 		const struct mrc_path *p = &c->path[i];
+		u64 tx_at = mrc_path_tx_deadline(&p->tx);
 
-		if (mrc_path_tx_deadline(&p->tx))
-			t = mrc_min_u64(t, mrc_path_tx_deadline(&p->tx));
+		if (tx_at)
+			t = mrc_min_u64(t, tx_at);
 		t = mrc_min_u64(t, mrc_path_rx_ack_deadline(&p->rx, &c->cfg.path));
 	}
 	if (c->rack_deadline)

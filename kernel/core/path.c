@@ -114,15 +114,6 @@ static void arm_pto(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 	tx->pto_deadline = pto && tx->inflight_pkts ? now + pto : 0;
 }
 
-u64 mrc_path_tx_deadline(const struct mrc_path_tx *tx)
-{
-	if (!tx->pto_deadline)
-		return tx->rto_deadline;
-	if (!tx->rto_deadline)
-		return tx->pto_deadline;
-	return mrc_min_u64(tx->pto_deadline, tx->rto_deadline);
-}
-
 u32 mrc_path_tx_send(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 		     u64 now, u32 cookie, u32 len)
 {
@@ -518,25 +509,6 @@ void mrc_path_rx_note_dup(struct mrc_path_rx *rx, u64 now, bool ce, u32 tsval)
 	rx->tsecr = tsval;
 	rx->tsecr_at = now;
 	mrc_path_rx_ack_now(rx, MRC_ACK_WHY_DUP);
-}
-
-bool mrc_path_rx_ack_due(const struct mrc_path_rx *rx,
-			 const struct mrc_path_cfg *cfg, u64 now)
-{
-	if (!rx->pending)
-		return false;
-	return rx->ack_now || rx->pending >= cfg->ack_every ||
-	       now >= rx->pending_since + cfg->ack_delay_ns;
-}
-
-u64 mrc_path_rx_ack_deadline(const struct mrc_path_rx *rx,
-			     const struct mrc_path_cfg *cfg)
-{
-	if (!rx->pending)
-		return ~0ull;
-	if (rx->ack_now || rx->pending >= cfg->ack_every)
-		return rx->pending_since;
-	return rx->pending_since + cfg->ack_delay_ns;
 }
 
 void mrc_path_rx_build_ack(struct mrc_path_rx *rx, u64 now,

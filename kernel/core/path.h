@@ -235,8 +235,19 @@ enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
 					 const struct mrc_path_cfg *cfg,
 					 u64 now, struct mrc_path_events *ev);
 
-/* The earlier of the two timers; 0 if neither is armed. */
-u64 mrc_path_tx_deadline(const struct mrc_path_tx *tx);
+/*
+ * The earlier of the two timers; 0 if neither is armed. Inline, as the
+ * two below: the connection asks every path for its deadlines several
+ * times per packet.
+ */
+static inline u64 mrc_path_tx_deadline(const struct mrc_path_tx *tx)
+{
+	if (!tx->pto_deadline)
+		return tx->rto_deadline;
+	if (!tx->rto_deadline)
+		return tx->pto_deadline;
+	return mrc_min_u64(tx->pto_deadline, tx->rto_deadline);
+}
 
 /*
  * [REL-22] Once @now reaches @due, declare lost every packet in flight
@@ -275,7 +286,6 @@ void mrc_path_rx_accept(struct mrc_path_rx *rx, u64 now, u32 psn, bool ce,
 /* Note a duplicate (already checked): the sender should hear an ACK. */
 void mrc_path_rx_note_dup(struct mrc_path_rx *rx, u64 now, bool ce, u32 tsval);
 
-/* Is an ACK due at @now? */
 /* An ACK is due at once, for @why (the first reason is kept). */
 static inline void mrc_path_rx_ack_now(struct mrc_path_rx *rx, u8 why)
 {
@@ -284,12 +294,26 @@ static inline void mrc_path_rx_ack_now(struct mrc_path_rx *rx, u8 why)
 	rx->ack_now = true;
 }
 
-bool mrc_path_rx_ack_due(const struct mrc_path_rx *rx,
-			 const struct mrc_path_cfg *cfg, u64 now);
+/* Is an ACK due at @now? */
+static inline bool mrc_path_rx_ack_due(const struct mrc_path_rx *rx,
+				       const struct mrc_path_cfg *cfg, u64 now)
+{
+	if (!rx->pending)
+		return false;
+	return rx->ack_now || rx->pending >= cfg->ack_every ||
+	       now >= rx->pending_since + cfg->ack_delay_ns;
+}
 
 /* When a coalesced ACK falls due; U64 max if nothing is pending. */
-u64 mrc_path_rx_ack_deadline(const struct mrc_path_rx *rx,
-			     const struct mrc_path_cfg *cfg);
+static inline u64 mrc_path_rx_ack_deadline(const struct mrc_path_rx *rx,
+					   const struct mrc_path_cfg *cfg)
+{
+	if (!rx->pending)
+		return ~0ull;
+	if (rx->ack_now || rx->pending >= cfg->ack_every)
+		return rx->pending_since;
+	return rx->pending_since + cfg->ack_delay_ns;
+}
 
 /*
  * Fill the path part of an ACK sent at @now: the SACK, the CE count, the
