@@ -257,15 +257,3 @@ u32 mrc_sched_maintain(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 	}
 	return moved;
 }
-
-u64 mrc_sched_deadline(const struct mrc_sched_cfg *cfg,
-		       const struct mrc_path *paths, u32 npaths)
-{
-	u64 t = ~0ull;
-	u32 i;
-
-	for (i = 0; i < npaths; i++)
-		if (paths[i].state == MRC_PATH_FAILED)
-			t = mrc_min_u64(t, paths[i].state_since + cfg->fail_hold_ns);
-	return t;
-}
