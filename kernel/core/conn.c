@@ -140,19 +140,27 @@ bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
 	return true;
 }
 
+/* Message @msn if it is posted and not yet freed, else NULL. */
+static struct mrc_tx_msg *posted_msg(struct mrc_conn *c, u32 msn)
+{
+	return msn - c->msn_una < c->msn_nxt - c->msn_una ? txmsg(c, msn) :
+							     NULL;
+}
+
 void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn)
 {
-	if (msn - c->msn_una < c->msn_nxt - c->msn_una)
-		txmsg(c, msn)->no_end_ack = true;
+	struct mrc_tx_msg *m = posted_msg(c, msn);
+
+	if (m)
+		m->no_end_ack = true;
 }
 
 void mrc_conn_tx_response(struct mrc_conn *c, u32 msn)
 {
-	struct mrc_tx_msg *m;
+	struct mrc_tx_msg *m = posted_msg(c, msn);
 
-	if (msn - c->msn_una >= c->msn_nxt - c->msn_una)
+	if (!m)
 		return;
-	m = txmsg(c, msn);
 	m->no_end_ack = true;
 	if (!m->response) {
 		m->response = true;
