@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "metaroce.h"
 
@@ -24,22 +25,71 @@ MRC_DRV_CMD(mrc_create_qp_ex, ibv_create_qp_ex, ib_uverbs_ex_create_qp_resp,
 
 /* --- doorbells and the provider's counters --------------------------------- */
 
+/*
+ * A doorbell is a POST_SEND, POST_RECV or POST_SRQ_RECV write command
+ * with no work request; the kernel then reads the ring itself. It goes
+ * out as a write(2) on the command fd rather than through ibv_cmd_post_*(),
+ * which libibverbs sends as an ioctl (UVERBS_METHOD_INVOKE_WRITE): that
+ * path's attribute parsing and LSM hook cost ~8 us more per ring under
+ * TCG (perf, ib_read_lat), and a lone WR rings on every post. The three
+ * commands share one request layout: response, handle, wr_count,
+ * sge_count, wqe_size.
+ */
+struct mrc_doorbell_cmd {
+	struct ib_uverbs_cmd_hdr hdr;
+	__aligned_u64 response;
+	__u32 handle;
+	__u32 wr_count;
+	__u32 sge_count;
+	__u32 wqe_size;
+};
+
+#define MRC_DB_LAYOUT(_kabi, _handle)                                          \
+	_Static_assert(offsetof(struct _kabi, _handle) == 8 &&                 \
+			       offsetof(struct _kabi, wqe_size) == 20 &&       \
+			       sizeof(struct _kabi) == 24,                     \
+		       #_kabi " is not a doorbell's layout")
+MRC_DB_LAYOUT(ib_uverbs_post_send, qp_handle);
+MRC_DB_LAYOUT(ib_uverbs_post_recv, qp_handle);
+MRC_DB_LAYOUT(ib_uverbs_post_srq_recv, srq_handle);
+_Static_assert(sizeof(struct ib_uverbs_post_send_resp) ==
+		       sizeof(struct ib_uverbs_post_recv_resp) &&
+	       sizeof(struct ib_uverbs_post_send_resp) ==
+		       sizeof(struct ib_uverbs_post_srq_recv_resp),
+	       "doorbell responses differ");
+
+/* A failed doorbell leaves the published WQEs for the kernel's next look
+ * (or the flush), like a lost MMIO write. */
+static void mrc_doorbell(struct ibv_context *ctx, uint32_t command,
+			 uint32_t handle, uint32_t wqe_size)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct mrc_doorbell_cmd cmd = {
+		.hdr = {
+			.command = command,
+			.in_words = sizeof(cmd) / 4,
+			.out_words = sizeof(resp) / 4,
+		},
+		.response = (uintptr_t)&resp,
+		.handle = handle,
+		.wqe_size = wqe_size,
+	};
+
+	(void)!write(ctx->cmd_fd, &cmd, sizeof(cmd));
+}
+
 static void mrc_sq_doorbell(struct mrc_qp *qp)
 {
-	struct ibv_send_wr *bad;
-
 	__atomic_fetch_add(&qp->stats.sq_doorbells, 1, __ATOMIC_RELAXED);
-	/* the WQEs are published already; a failed doorbell leaves them for
-	 * the kernel's next look (or the flush), like a lost MMIO write */
-	(void)ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+	mrc_doorbell(qp->vqp.qp.context, IB_USER_VERBS_CMD_POST_SEND,
+		     qp->vqp.qp.handle, sizeof(struct ib_uverbs_send_wr));
 }
 
 static void mrc_rq_doorbell(struct mrc_qp *qp)
 {
-	struct ibv_recv_wr *bad;
-
 	__atomic_fetch_add(&qp->stats.rq_doorbells, 1, __ATOMIC_RELAXED);
-	(void)ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
+	mrc_doorbell(qp->vqp.qp.context, IB_USER_VERBS_CMD_POST_RECV,
+		     qp->vqp.qp.handle, sizeof(struct ib_uverbs_recv_wr));
 }
 
 /* MRC_PROVIDER_STATS=1: one line per QP at destroy, for syscall counting. */
@@ -158,13 +208,13 @@ int mrc_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr)
 {
 	struct mrc_srq *srq = to_msrq(ibsrq);
-	struct ibv_recv_wr *bad;
 	int err, ring;
 
 	err = mrc_post_recv_ring(&srq->ring, &srq->lock, &srq->recv_wrs, wr,
 				 bad_wr, &ring);
 	if (ring)
-		(void)ibv_cmd_post_srq_recv(ibsrq, NULL, &bad);
+		mrc_doorbell(ibsrq->context, IB_USER_VERBS_CMD_POST_SRQ_RECV,
+			     ibsrq->handle, sizeof(struct ib_uverbs_recv_wr));
 	return err;
 }
 
