@@ -627,6 +627,18 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	cfg.ack_resends = READ_ONCE(ack_resends);
 	cfg.reply_hold_ns = (u64)READ_ONCE(reply_hold_us) * NSEC_PER_USEC;
 	/*
+	 * A hold ends on a scheduler tick (the tick's hrtimer expires on
+	 * multiples of TICK_NSEC): a timer that expires with the tick costs
+	 * no reprogramming of the CPU's timer, where one that ends a hold
+	 * exactly moved it twice per round trip of a ping-pong (armed before
+	 * the tick, then moved past it when the reply took the answer). In a
+	 * guest each move is a write to the emulated local APIC; 2.2 per
+	 * ib_write_lat round trip against rdma_rxe's 0.3 in the bed. The
+	 * answer of a reply that does not come then leaves up to a tick
+	 * later, once per switch of mode, still well inside the peer's RTO.
+	 */
+	cfg.reply_hold_grain_ns = TICK_NSEC;
+	/*
 	 * Each ACK costs a software endpoint as much as a data packet, and
 	 * a timer-driven one also a work item wakeup. The sender asks for
 	 * an ACK wherever it would otherwise wait ([REL-14]) and a whole

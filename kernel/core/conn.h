@@ -60,6 +60,7 @@ struct mrc_conn_cfg {
 	bool ack_resends;	/* [REL-14] a resend asks for an ACK */
 	u64 reply_hold_ns;	/* [REL-24] longest wait for a reply; 0: none */
 	u64 reply_hold_min_ns;	/* ... shortest */
+	u64 reply_hold_grain_ns; /* ... its end rounded up to this; 0: exact */
 	u64 seed;		/* source-port choice */
 	struct mrc_path_cfg path;
 	struct mrc_cc_cfg cc;
