@@ -24,6 +24,9 @@
 #define MRC_XP_REQ_SPACING	8
 /* A timer armed this much earlier than needed is moved: mrc_xp_arm_timer() */
 #define MRC_XP_TIMER_SLACK_NS	NSEC_PER_MSEC
+/* a bundle's header: of two packets in front of a small one, of any */
+#define MRC_XP_BUNDLE_HEAD	8
+#define MRC_XP_BUNDLE_HDR_MAX	(MRC_WO_PBUNDLE_LENS + 2 * MRC_WIRE_PBUNDLE_MAX)
 
 static uint delay_target_us = 30000;
 module_param(delay_target_us, uint, 0644);
@@ -133,8 +136,17 @@ struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len)
 	struct sk_buff *skb;
 
 	skb = mrc_txbuf_skb(xp->dev, head + len);
-	if (!skb)
-		skb = alloc_skb(head + len, GFP_ATOMIC);
+	if (skb) {
+		skb_reserve(skb, head);
+		return skb;
+	}
+	/*
+	 * A small packet may become the first of a bundle: room for the
+	 * bundle's header in front and an ACK riding behind lets
+	 * mrc_xp_bundle() build the datagram in it.
+	 */
+	head += MRC_XP_BUNDLE_HEAD;
+	skb = alloc_skb(head + len + MRC_WIRE_ACK_PKT_LEN, GFP_ATOMIC);
 	if (skb)
 		skb_reserve(skb, head);
 	return skb;
@@ -240,18 +252,30 @@ static struct sk_buff *mrc_xp_bundle(struct mrc_xp *xp,
 {
 	u32 n = skb_queue_len(run), i = 0, hlen = mrc_wire_pbundle_hdr_len(n);
 	u16 lens[MRC_WIRE_PBUNDLE_MAX];
-	struct sk_buff *skb, *b;
+	struct sk_buff *skb, *b = skb_peek(run);
+	u8 hdr[MRC_XP_BUNDLE_HDR_MAX];
 
+	BUILD_BUG_ON(MRC_XP_BUNDLE_HEAD < MRC_WO_PBUNDLE_LENS + 4);
 	skb_queue_walk(run, skb)
 		lens[i++] = skb->len;
-	b = mrc_xp_alloc_skb(xp, hlen + bytes);
-	if (!b)
-		return NULL;
-	if (mrc_wire_pbundle_encode_hdr(lens, n, skb_put(b, hlen), hlen)) {
-		kfree_skb(b);	/* our bug: never send what a peer rejects */
-		return NULL;
+	if (mrc_wire_pbundle_encode_hdr(lens, n, hdr, hlen))
+		return NULL;	/* our bug: never send what a peer rejects */
+	/*
+	 * The first packet's buffer holds the datagram when it has the
+	 * room (a reply and the answer riding with it, [REL-24]): one
+	 * allocation, free and copy less on the round trip's path.
+	 */
+	if (!skb_cloned(b) && skb_tailroom(b) >= bytes - b->len &&
+	    skb_headroom(b) >= hlen + mrc_net_headroom(xp->ndev)) {
+		__skb_unlink(b, run);
+		memcpy(skb_push(b, hlen), hdr, hlen);
+	} else {
+		b = mrc_xp_alloc_skb(xp, hlen + bytes);
+		if (!b)
+			return NULL;
+		skb_put_data(b, hdr, hlen);
+		*MRC_XP_CB(b) = *MRC_XP_CB(skb_peek(run));
 	}
-	*MRC_XP_CB(b) = *MRC_XP_CB(skb_peek(run));
 	MRC_XP_CB(b)->one = false;
 	while ((skb = __skb_dequeue(run))) {
 		skb_copy_from_linear_data(skb, skb_put(b, skb->len), skb->len);
