@@ -75,7 +75,7 @@ static u64 path_rate(const struct mrc_path *p)
 }
 
 /* Window room for one more packet of @len ([PATH-4], [PATH-6]). */
-static bool path_may_send(const struct mrc_path *p, u32 len)
+static inline bool path_may_send(const struct mrc_path *p, u32 len)
 {
 	if (p->state == MRC_PATH_FAILED || !mrc_path_tx_room(&p->tx))
 		return false;
@@ -143,6 +143,25 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 	int best = -1;
 	u32 k;
 
+	/*
+	 * [PATH-9] first, as it is what a lone message takes: the same
+	 * answer as below (no probing path may send, else it goes first)
+	 * without asking every path.
+	 */
+	if (sparse_stays(s, paths, npaths, len, now)) {
+		for (k = 0; k < npaths; k++)
+			if (paths[k].state == MRC_PATH_PROBING &&
+			    path_may_send(&paths[k], len))
+				break;
+		if (k == npaths) {
+			struct mrc_path *p = &paths[s->last];
+
+			charge(s, p, mrc_max_u64(p->vtime, s->vnow), len);
+			burst_start(s, len);
+			s->last_at = now;
+			return s->last;
+		}
+	}
 	for (k = 0; k < npaths; k++) {
 		u32 i = (s->rr + k) % npaths;
 		struct mrc_path *p = &paths[i];
@@ -169,15 +188,6 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 	 * charged packet by packet, so the shares over time are unchanged,
 	 * and it yields to a probing path, as sparse traffic does ([PATH-9]).
 	 */
-	if (best >= 0 && paths[best].state != MRC_PATH_PROBING &&
-	    sparse_stays(s, paths, npaths, len, now)) {
-		struct mrc_path *p = &paths[s->last];
-
-		charge(s, p, mrc_max_u64(p->vtime, s->vnow), len);
-		burst_start(s, len);
-		s->last_at = now;
-		return s->last;
-	}
 	if (best >= 0 && paths[best].state != MRC_PATH_PROBING &&
 	    burst_fits(s, len) && s->last >= 0 && (u32)s->last < npaths &&
 	    paths[s->last].state != MRC_PATH_PROBING &&
