@@ -249,7 +249,18 @@ struct mrc_send_wqe *mrc_qp_next_send_wqe(struct mrc_qp *qp)
 {
 	struct mrc_send_wqe *wqe = NULL;
 	unsigned long flags;
+	u32 prod = READ_ONCE(qp->sq.q.prod);
 
+	/*
+	 * The engine asks once more after the last WQE it took: when none
+	 * waits, here or in the user ring, answer without the lock. A WQE
+	 * posted meanwhile is no worse off than one posted just after the
+	 * lock: the poster kicks the engine, or the doorbell decision
+	 * (mrc_tx_doorbell()) re-reads the ring.
+	 */
+	if (READ_ONCE(qp->sq.cursor) == prod &&
+	    (!qp->sq.uq.hdr || READ_ONCE(qp->sq.uq.hdr->producer) == prod))
+		return NULL;
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	/* SQD: finish what was started, start nothing new */
 	if (qp->state == IB_QPS_RTS) {
