@@ -386,10 +386,20 @@ bool mrc_qp_sq_poll_mode(struct mrc_qp *qp, bool polling)
 u32 mrc_qp_recv_available(struct mrc_qp *qp)
 {
 	unsigned long flags;
-	u32 n;
+	u32 n, prod = READ_ONCE(qp->rq.q.prod);
 
 	if (qp->srq)
 		return 0;
+	/*
+	 * Nothing new in the user ring: count without the lock. The caller
+	 * holds the transport lock, under which alone the cursor moves
+	 * (but for a flush to ERR, which only lowers the count), and prod
+	 * read first can only have grown: never more than are posted.
+	 */
+	if (!qp->rq.uq.hdr || READ_ONCE(qp->rq.uq.hdr->producer) == prod) {
+		n = prod - READ_ONCE(qp->rq.cursor);
+		return n <= qp->rq.q.num ? n : 0;
+	}
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	mrc_rq_pull_locked(qp);
 	n = qp->rq.q.prod - qp->rq.cursor;

@@ -555,7 +555,8 @@ void mrc_qp_flush_posted(struct mrc_qp *qp, bool send);
  *	doorbell off (true) and on again (false; returns true when WQEs
  *	arrived meanwhile and the sender must look again).
  * mrc_qp_recv_available: receive WQEs posted and not taken yet, user ring
- *	included (0 with an SRQ: ask the SRQ by taking).
+ *	included (0 with an SRQ: ask the SRQ by taking); under the
+ *	transport's lock, which alone takes receives.
  * mrc_qp_complete_recv: retire the oldest receive WQE the transport owns
  *	with @wc (status, opcode, byte_len, ex, wc_flags, src_qp...; wr_id and
  *	qp are filled in here); @solicited for the CQ's arming rules.
