@@ -24,8 +24,9 @@
 #define MRC_XP_REQ_SPACING	8
 /* A timer armed this much earlier than needed is moved: mrc_xp_arm_timer() */
 #define MRC_XP_TIMER_SLACK_NS	NSEC_PER_MSEC
-/* a bundle's header: of two packets in front of a small one, of any */
+/* headroom a small packet keeps for the header of a bundle of two */
 #define MRC_XP_BUNDLE_HEAD	8
+/* the header of the largest bundle */
 #define MRC_XP_BUNDLE_HDR_MAX	(MRC_WO_PBUNDLE_LENS + 2 * MRC_WIRE_PBUNDLE_MAX)
 
 static uint delay_target_us = 30000;
@@ -255,7 +256,7 @@ static struct sk_buff *mrc_xp_bundle(struct mrc_xp *xp,
 	struct sk_buff *skb, *b = skb_peek(run);
 	u8 hdr[MRC_XP_BUNDLE_HDR_MAX];
 
-	BUILD_BUG_ON(MRC_XP_BUNDLE_HEAD < MRC_WO_PBUNDLE_LENS + 4);
+	BUILD_BUG_ON(MRC_WO_PBUNDLE_LENS + 4 > MRC_XP_BUNDLE_HEAD);
 	skb_queue_walk(run, skb)
 		lens[i++] = skb->len;
 	if (mrc_wire_pbundle_encode_hdr(lens, n, hdr, hlen))
