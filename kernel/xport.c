@@ -26,8 +26,6 @@
 #define MRC_XP_TIMER_SLACK_NS	NSEC_PER_MSEC
 /* headroom a small packet keeps for the header of a bundle of two */
 #define MRC_XP_BUNDLE_HEAD	8
-/* the header of the largest bundle */
-#define MRC_XP_BUNDLE_HDR_MAX	(MRC_WO_PBUNDLE_LENS + 2 * MRC_WIRE_PBUNDLE_MAX)
 
 static uint delay_target_us = 30000;
 module_param(delay_target_us, uint, 0644);
@@ -254,7 +252,7 @@ static struct sk_buff *mrc_xp_bundle(struct mrc_xp *xp,
 	u32 n = skb_queue_len(run), i = 0, hlen = mrc_wire_pbundle_hdr_len(n);
 	u16 lens[MRC_WIRE_PBUNDLE_MAX];
 	struct sk_buff *skb, *b = skb_peek(run);
-	u8 hdr[MRC_XP_BUNDLE_HDR_MAX];
+	u8 hdr[MRC_WIRE_PBUNDLE_HDR_MAX];
 
 	BUILD_BUG_ON(MRC_WO_PBUNDLE_LENS + 4 > MRC_XP_BUNDLE_HEAD);
 	skb_queue_walk(run, skb)

@@ -80,6 +80,9 @@ extern "C" {
 #define MRC_WO_PBUNDLE_COUNT	2	/* u8 */
 #define MRC_WO_PBUNDLE_RSVD	3	/* u8, zero */
 #define MRC_WO_PBUNDLE_LENS	4	/* be16 per packet */
+/* the header of the largest bundle: mrc_wire_pbundle_hdr_len(MAX) */
+#define MRC_WIRE_PBUNDLE_HDR_MAX (MRC_WO_PBUNDLE_LENS + 2 * MRC_WIRE_PBUNDLE_MAX)
+MRC_STATIC_ASSERT(MRC_WIRE_PBUNDLE_MAX % 2 == 0, "no padding in HDR_MAX");
 /* Smallest valid packet: a base header and the ICRC. */
 #define MRC_WIRE_MIN_PKT_LEN	(MRC_WIRE_BASE_LEN + MRC_WIRE_ICRC_LEN)
 /* Largest UDP payload over IPv4 (65535 - 20 - 8); also the IPv6 limit we use. */
