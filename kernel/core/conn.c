@@ -24,6 +24,15 @@ enum { RXM_FREE = 0, RXM_ACTIVE, RXM_DONE, RXM_RETIRED };
  */
 #define REPLY_HOLD_MULT		4
 
+/*
+ * [REL-24] Holds end on cfg.reply_hold_grain_ns once this many answers
+ * in a row rode: an established ping-pong, where the rounding saves timer
+ * moves on every round trip. The first holds of a mode end exactly, so
+ * an exchange of a message or two (a handshake) does not wait a grain
+ * for the answer its last message gets alone.
+ */
+#define REPLY_GRAIN_AFTER	8
+
 MRC_STATIC_ASSERT((MRC_CONN_MSGS & (MRC_CONN_MSGS - 1)) == 0, "power of 2");
 MRC_STATIC_ASSERT((MRC_TX_SEGS & (MRC_TX_SEGS - 1)) == 0, "power of 2");
 MRC_STATIC_ASSERT(MRC_CONN_MSGS <= 64, "stream_q.known is one u64");
@@ -752,6 +761,8 @@ static void ack_request(struct mrc_conn *c, u64 now, u8 why, u16 flags)
 							c->cfg.reply_hold_min_ns));
 
 			/* on a timer tick the endpoint has anyway ([REL-24]) */
+			if (c->rode_in_row < REPLY_GRAIN_AFTER)
+				grain = 0;
 			if (grain && end % grain)
 				end += grain - end % grain;
 			c->hold_since = now;
@@ -784,11 +795,13 @@ static void reply_leaves(struct mrc_conn *c, u64 now, u16 flags)
 		c->reply_ns = (3 * c->reply_ns + (now - c->hold_since)) / 4;
 		mrc_conn_ack_release(c);
 		c->stats.acks_rode++;
+		c->rode_in_row++;
 	} else if (c->answered && (flags & MRC_F_FIRST) &&
 		   !(flags & MRC_F_RETX)) {
 		c->reply_mode = now - c->answered_at <= c->cfg.reply_hold_ns &&
 				c->cfg.reply_hold_ns;
 		c->reply_ns = now - c->answered_at;
+		c->rode_in_row = 0;
 		c->answered = false;
 	}
 }

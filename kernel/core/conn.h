@@ -248,6 +248,7 @@ struct mrc_conn {
 	u64 hold_until;		/* 0: none held */
 	u64 answered_at;
 	u64 reply_ns;		/* how soon replies follow, smoothed */
+	u32 rode_in_row;	/* held answers that rode since the mode began */
 
 	struct mrc_conn_stats stats;
 	/* scratch for path events: the core is not reentrant per connection */
