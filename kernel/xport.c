@@ -658,7 +658,8 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * guest each move is a write to the emulated local APIC; 2.2 per
 	 * ib_write_lat round trip against rdma_rxe's 0.3 in the bed. The
 	 * answer of a reply that does not come then leaves up to a tick
-	 * later, once per switch of mode, still well inside the peer's RTO.
+	 * later, once per switch of mode, still well inside the peer's RTO;
+	 * the core rounds only in an established ping-pong.
 	 */
 	cfg.reply_hold_grain_ns = TICK_NSEC;
 	/*
