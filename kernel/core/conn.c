@@ -753,16 +753,15 @@ static void ack_request(struct mrc_conn *c, u64 now, u8 why, u16 flags)
 	/* a resend repairs a loss: its sender must not wait for a reply */
 	if (c->reply_mode && !(flags & MRC_F_RETX)) {
 		if (!c->hold_until) {
-			u64 grain = c->cfg.reply_hold_grain_ns;
+			/* an established ping-pong ends holds on the tick */
+			u64 grain = c->rode_in_row >= REPLY_GRAIN_AFTER ?
+				    c->cfg.reply_hold_grain_ns : 0;
 			u64 end = now +
 				mrc_min_u64(c->cfg.reply_hold_ns,
 					    mrc_max_u64(REPLY_HOLD_MULT *
 							c->reply_ns,
 							c->cfg.reply_hold_min_ns));
 
-			/* on a timer tick the endpoint has anyway ([REL-24]) */
-			if (c->rode_in_row < REPLY_GRAIN_AFTER)
-				grain = 0;
 			if (grain && end % grain)
 				end += grain - end % grain;
 			c->hold_since = now;

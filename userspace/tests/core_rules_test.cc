@@ -1370,29 +1370,33 @@ TEST(Conn, AHoldEndsOnTheTimerGrainOnceThePingPongRuns)
 	}
 	EXPECT_EQ(p.b->stats.acks_rode, 8u);
 
-	// held 4 x 100 us, to 9500 us, rounded up to the grain
-	deliver(p.a.get(), p.b.get(), 9100 * us, 100);
-	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 12000 * us);
-	mrc_conn_on_timer(p.b.get(), 11999 * us);
-	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 11999 * us, nullptr, &ack));
-	mrc_conn_on_timer(p.b.get(), 12000 * us);
-	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 12000 * us, nullptr, &ack));
-	EXPECT_EQ(ack.ack_delay, 2900 * us);
-	EXPECT_EQ(p.b->stats.holds_expired, 1u);
-	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 12000 * us, &ack));
-
 	// a hold that ends on the grain already is not moved
-	p.b->reply_mode = true;
-	deliver(p.a.get(), p.b.get(), 15600 * us, 100);
-	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 16000 * us);
+	deliver(p.a.get(), p.b.get(), 11600 * us, 100);
+	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 12000 * us);
+	deliver(p.b.get(), p.a.get(), 11700 * us, 100);
+	answer(p.b.get(), p.a.get(), 11700 * us);
+	answer(p.a.get(), p.b.get(), 11700 * us);
 
 	// the packets' ack_delay still bounds a hold the grain stretches
 	p.b->cfg.path.ack_delay_ns = 1000 * us;
-	mrc_conn_ack_release(p.b.get());
-	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 15600 * us, nullptr, &ack));
-	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 15600 * us, &ack));
-	deliver(p.a.get(), p.b.get(), 16100 * us, 100);
-	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 17100 * us);
+	deliver(p.a.get(), p.b.get(), 13100 * us, 100);
+	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 14100 * us);
+	deliver(p.b.get(), p.a.get(), 13200 * us, 100);
+	answer(p.b.get(), p.a.get(), 13200 * us);
+	answer(p.a.get(), p.b.get(), 13200 * us);
+	p.b->cfg.path.ack_delay_ns = 10000 * us;
+	EXPECT_EQ(p.b->stats.acks_rode, 10u);
+
+	// held 4 x 100 us, to 17500 us, rounded up to the grain; no reply
+	deliver(p.a.get(), p.b.get(), 17100 * us, 100);
+	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 20000 * us);
+	mrc_conn_on_timer(p.b.get(), 19999 * us);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 19999 * us, nullptr, &ack));
+	mrc_conn_on_timer(p.b.get(), 20000 * us);
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 20000 * us, nullptr, &ack));
+	EXPECT_EQ(ack.ack_delay, 2900 * us);
+	EXPECT_EQ(p.b->stats.holds_expired, 1u);
+	EXPECT_FALSE(p.b->reply_mode);
 }
 
 // [REL-24] a resend that asks repairs a loss: answered at once, reply
