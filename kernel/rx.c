@@ -156,20 +156,34 @@ u16 mrc_rx_bundle_flag(void)
 	return READ_ONCE(ack_bundles) ? MRC_F_BUNDLES : 0;
 }
 
+/* An ACK of @why was built, into @skb's bundle or (NULL) riding with data. */
+static void mrc_rx_ack_sent(struct mrc_xp *xp, u8 why, struct sk_buff *skb)
+{
+	mrc_stat_inc(xp->dev, MRC_STAT_ACKS_SENT);
+	mrc_stat_inc(xp->dev, MRC_STAT_ACKS_FOR_DELAY + why);
+	if (skb && skb->len == 2 * MRC_WIRE_ACK_PKT_LEN)
+		mrc_stat_inc(xp->dev, MRC_STAT_ACK_BUNDLES);
+}
+
 /*
  * Every ACK due now. To a peer that takes them they leave as bundles
  * ([ENC-9]): a message whose segments crossed several paths draws an ACK
  * on each ([REL-13], [REL-18]), and one datagram instead of one per path
- * saves both ends a trip through their network stacks per path.
+ * saves both ends a trip through their network stacks per path. A lone
+ * ACK behind a lone reply on @out is encoded in the reply's buffer
+ * ([REL-24]: the answer rides with it).
  */
 void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 {
 	u32 room = xp->peer_bundles ? MRC_WIRE_BUNDLE_MAX : 1;
+	struct sk_buff *host = mrc_xp_ride_host(xp, out);
 	struct sk_buff *skb = NULL;
 	struct mrc_ack_info ack;
+	u32 riding = 0;
 
 	while (mrc_conn_ack_next(&xp->conn, now, NULL, &ack)) {
 		struct mrc_pkt pkt = { };
+		u32 len;
 
 		/* [CC-9] every ACK carries the device's fair share */
 		ack.rate_hint = mrc_share_hint(xp->dev, now);
@@ -178,6 +192,16 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		pkt.tsval = (u32)now;
 		pkt.cookie = mrc_rx_cookie(xp, &pkt);
 		pkt.ack.rsn_limit = mrc_rx_rsn_limit(xp);
+		len = mrc_wire_hdr_len(&pkt);
+		if (host) {
+			/* a lone answer rides in the reply's own buffer */
+			if (mrc_xp_encode(xp, &pkt, skb_tail_pointer(host), len)) {
+				riding = len + MRC_WIRE_ICRC_LEN;
+				mrc_rx_ack_sent(xp, ack.why, NULL);
+			}
+			host = NULL;
+			continue;
+		}
 		if (skb && skb->len + MRC_WIRE_ACK_PKT_LEN >
 			   room * MRC_WIRE_ACK_PKT_LEN) {
 			__skb_queue_tail(out, skb);
@@ -186,20 +210,24 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		if (!skb) {
 			skb = mrc_xp_alloc_skb(xp, room * MRC_WIRE_ACK_PKT_LEN);
 			if (!skb)
-				return;
+				break;
 			/* [ENC-5] a bundle travels as its first path's ACK */
 			mrc_xp_set_route(skb, xp->conn.path[ack.path_id].sport,
 					 xp->dscp_ctrl);
+			if (riding) {
+				/* not alone after all: it joins the others */
+				skb_put_data(skb, skb_tail_pointer(skb_peek(out)),
+					     riding);
+				riding = 0;
+			}
 		}
-		if (!mrc_xp_encode(xp, &pkt, skb_tail_pointer(skb),
-				   mrc_wire_hdr_len(&pkt)))
+		if (!mrc_xp_encode(xp, &pkt, skb_tail_pointer(skb), len))
 			continue;
-		skb_put(skb, mrc_wire_hdr_len(&pkt) + MRC_WIRE_ICRC_LEN);
-		mrc_stat_inc(xp->dev, MRC_STAT_ACKS_SENT);
-		mrc_stat_inc(xp->dev, MRC_STAT_ACKS_FOR_DELAY + ack.why);
-		if (skb->len == 2 * MRC_WIRE_ACK_PKT_LEN)
-			mrc_stat_inc(xp->dev, MRC_STAT_ACK_BUNDLES);
+		skb_put(skb, len + MRC_WIRE_ICRC_LEN);
+		mrc_rx_ack_sent(xp, ack.why, skb);
 	}
+	if (riding)
+		mrc_xp_ride(xp, skb_peek(out), riding);
 	if (skb && skb->len == MRC_WIRE_ACK_PKT_LEN)
 		mrc_xp_set_rides(skb);	/* [REL-24] with data queued before */
 	if (skb && skb->len)

@@ -283,6 +283,51 @@ static struct sk_buff *mrc_xp_bundle(struct mrc_xp *xp,
 	return b;
 }
 
+/*
+ * [REL-24] The reply on @out that the answer to its peer's request may
+ * ride in, built in its buffer: the one data packet on @out, with room
+ * for an ACK behind it and a bundle header in front. NULL otherwise; the
+ * answer then leaves as an skb of its own, which mrc_xp_bundle() joins
+ * to the reply (an allocation, a copy and a free more on the round
+ * trip's path).
+ */
+struct sk_buff *mrc_xp_ride_host(struct mrc_xp *xp, struct sk_buff_head *out)
+{
+	struct sk_buff *skb = skb_peek(out);
+
+	if (!skb || !skb_queue_is_last(out, skb) || !MRC_XP_CB(skb)->one ||
+	    MRC_XP_CB(skb)->rides || skb_cloned(skb) ||
+	    skb_is_nonlinear(skb) ||
+	    skb_tailroom(skb) < MRC_WIRE_ACK_PKT_LEN ||
+	    skb_headroom(skb) < mrc_wire_pbundle_hdr_len(2) +
+				mrc_net_headroom(xp->ndev) ||
+	    !mrc_wire_pbundle_fits(1, skb->len, MRC_WIRE_ACK_PKT_LEN,
+				   mrc_xp_bundle_room(xp)))
+		return NULL;
+	return skb;
+}
+
+/*
+ * @host, from mrc_xp_ride_host(), has an ACK of @len bytes encoded behind
+ * its end: make the two one datagram ([ENC-13]).
+ */
+void mrc_xp_ride(struct mrc_xp *xp, struct sk_buff *host, u32 len)
+{
+	u16 lens[2] = { host->len, len };
+	u32 hlen = mrc_wire_pbundle_hdr_len(2);
+
+	if (mrc_wire_pbundle_encode_hdr(lens, 2, skb_push(host, hlen), hlen)) {
+		/* our bug: the lengths were checked to fit */
+		WARN_ON_ONCE(1);
+		skb_pull(host, hlen);
+		return;
+	}
+	skb_put(host, len);
+	MRC_XP_CB(host)->one = false;
+	mrc_stat_inc(xp->dev, MRC_STAT_TX_BUNDLES);
+	mrc_stat_add(xp->dev, MRC_STAT_TX_BUNDLED, 2);
+}
+
 static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
 			    u32 npkts)
 {

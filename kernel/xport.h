@@ -181,6 +181,8 @@ void mrc_xp_free(struct mrc_xp *xp);
 struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len);
 void mrc_xp_set_route(struct sk_buff *skb, u32 sport, u32 dscp);
 void mrc_xp_set_rides(struct sk_buff *skb);
+struct sk_buff *mrc_xp_ride_host(struct mrc_xp *xp, struct sk_buff_head *out);
+void mrc_xp_ride(struct mrc_xp *xp, struct sk_buff *host, u32 len);
 bool mrc_xp_encode(struct mrc_xp *xp, struct mrc_pkt *pkt, u8 *buf, u32 len);
 int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out);
