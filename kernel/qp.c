@@ -364,8 +364,10 @@ out:
  * mrc_qp_sq_poll_mode(qp, false) before it stops polling; then, if this
  * returns true, WQEs arrived while the flag was clear and the sender must
  * look again (the process may have read the flag before it was set).
+ * @kick, when polling: the sender has sent all it took and looks again
+ * only at its next ACK; the process rings once when it starts to wait.
  */
-bool mrc_qp_sq_poll_mode(struct mrc_qp *qp, bool polling)
+bool mrc_qp_sq_poll_mode(struct mrc_qp *qp, bool polling, bool kick)
 {
 	struct mrc_queue *uq = &qp->sq.uq;
 	bool pending;
@@ -373,7 +375,7 @@ bool mrc_qp_sq_poll_mode(struct mrc_qp *qp, bool polling)
 	if (!uq->hdr)
 		return false;
 	if (polling) {
-		mrc_queue_set_flags(uq, 0);
+		mrc_queue_set_flags(uq, kick ? METAROCE_QUEUE_KICK_ON_WAIT : 0);
 		return false;
 	}
 	mrc_queue_set_flags(uq, METAROCE_QUEUE_NEED_WAKEUP);

@@ -163,9 +163,10 @@ MODULE_PARM_DESC(ring_bytes,
  * link busy (ib_write_bw 64 KiB, 8 WRs out: the link idled between
  * bursts, +30-60% with ringing); small WRs go out in batches on the ACK
  * clock instead, as a system call and a NIC notification per WR cost
- * more than they gain (64 B writes: -60% when each rang).
+ * more than they gain (64 B writes: -60% when each rang). Those batches
+ * start when the process waits: see mrc_tx_all_out().
  */
-static bool mrc_tx_poll_ok(struct mrc_xp *xp)
+static bool mrc_tx_poll_ok(struct mrc_xp *xp, bool all_out)
 {
 	u32 big = READ_ONCE(ring_bytes);
 
@@ -173,9 +174,23 @@ static bool mrc_tx_poll_ok(struct mrc_xp *xp)
 		return false;	/* idle: nothing would look */
 	if (!big || xp->last_send_len < big)
 		return true;
-	return xp->sq_post != xp->sq_take ||
-	       xp->sq_take - xp->sq_head >= MRC_XP_SQ ||
-	       mrc_conn_tx_backlog(&xp->conn);
+	return !all_out;
+}
+
+/*
+ * Everything taken is sent and nothing is held back: the engine's next
+ * look at the ring is the next ACK's run, a round trip away. WRs posted
+ * now would wait for it; perftest's ib_write_bw 4 KiB (30 WRs out, one
+ * signaled) rang for the first WR after each completion and left the
+ * other 29 a round trip in the ring. So the process is asked to ring
+ * once when it starts to wait (METAROCE_QUEUE_KICK_ON_WAIT): one system
+ * call per batch, not per WR.
+ */
+static bool mrc_tx_all_out(struct mrc_xp *xp)
+{
+	return xp->sq_post == xp->sq_take &&
+	       xp->sq_take - xp->sq_head < MRC_XP_SQ &&
+	       !mrc_conn_tx_backlog(&xp->conn);
 }
 
 /*
@@ -189,10 +204,11 @@ static bool mrc_tx_poll_ok(struct mrc_xp *xp)
 static void mrc_tx_doorbell(struct mrc_xp *xp)
 {
 	bool rts = mrc_qp_state(xp->qp) == IB_QPS_RTS;
+	bool all_out = rts && mrc_tx_all_out(xp);
 
-	if (rts && mrc_tx_poll_ok(xp))
-		mrc_qp_sq_poll_mode(xp->qp, true);
-	else if (mrc_qp_sq_poll_mode(xp->qp, false) && rts)
+	if (rts && mrc_tx_poll_ok(xp, all_out))
+		mrc_qp_sq_poll_mode(xp->qp, true, all_out);
+	else if (mrc_qp_sq_poll_mode(xp->qp, false, false) && rts)
 		mrc_xp_kick(xp);
 }
 

@@ -553,7 +553,8 @@ void mrc_qp_flush_posted(struct mrc_qp *qp, bool send);
  *	by the transport until completed, or NULL (none: RNR).
  * mrc_qp_sq_poll_mode: a sender that polls a user SQ turns the process's
  *	doorbell off (true) and on again (false; returns true when WQEs
- *	arrived meanwhile and the sender must look again).
+ *	arrived meanwhile and the sender must look again); @kick while off:
+ *	the process rings once when it waits (METAROCE_QUEUE_KICK_ON_WAIT).
  * mrc_qp_recv_available: receive WQEs posted and not taken yet, user ring
  *	included (0 with an SRQ: ask the SRQ by taking); under the
  *	transport's lock, which alone takes receives.
@@ -571,7 +572,7 @@ struct mrc_send_wqe *mrc_qp_next_send_wqe(struct mrc_qp *qp);
 int mrc_qp_complete_send(struct mrc_qp *qp, enum ib_wc_status status);
 struct mrc_recv_wqe *mrc_qp_take_recv(struct mrc_qp *qp);
 u32 mrc_qp_recv_available(struct mrc_qp *qp);
-bool mrc_qp_sq_poll_mode(struct mrc_qp *qp, bool polling);
+bool mrc_qp_sq_poll_mode(struct mrc_qp *qp, bool polling, bool kick);
 int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 			 bool solicited);
 int mrc_qp_error(struct mrc_qp *qp, enum ib_event_type event);

@@ -61,6 +61,15 @@ struct metaroce_alloc_ucontext_resp {
  * the ring) and set once the SQ drains; on an RQ it is set only in the
  * error state (so new receives get flushed; otherwise arriving messages
  * pull the ring).
+ *
+ * METAROCE_QUEUE_KICK_ON_WAIT (SQ only, with NEED_WAKEUP clear): the send
+ * engine has sent everything it took and holds nothing back, so it looks
+ * at the ring again only when the next ACK or response comes, a round
+ * trip away. A provider that posts without ringing while it is set rings
+ * once when its process starts to wait (polls the send CQ empty, or arms
+ * it): a batch posted right after a completion then leaves at once,
+ * without a system call per WR. Advisory: ignoring it is correct, only
+ * slower; kernels before it never set it.
  */
 struct metaroce_queue_hdr {
 	__u32 producer;
@@ -71,6 +80,7 @@ struct metaroce_queue_hdr {
 };
 
 #define METAROCE_QUEUE_NEED_WAKEUP	0x1U
+#define METAROCE_QUEUE_KICK_ON_WAIT	0x2U
 
 struct metaroce_queue_info {
 	__aligned_u64 mmap_offset;

@@ -18,8 +18,13 @@
  * went from 40-50 to 52-62 MiB/s in the bed. A completion that arrives
  * during a nap waits for its end, so the spin phase covers the round trip
  * of a fast fabric.
+ *
+ * The first empty poll also rings the doorbell a post left to it
+ * (METAROCE_QUEUE_KICK_ON_WAIT, qp.c): the process posted its batch and
+ * now waits, so the send engine takes the whole batch at once.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -67,6 +72,17 @@ fail:
 	return NULL;
 }
 
+/* MRC_PROVIDER_STATS=1: the doorbells its pollers rang, at destroy. */
+static void mrc_cq_report(struct mrc_cq *cq)
+{
+	const char *e = getenv("MRC_PROVIDER_STATS");
+
+	if (!e || !*e || *e == '0')
+		return;
+	fprintf(stderr, "libmetaroce: cq: doorbells rung by pollers %llu\n",
+		(unsigned long long)cq->kicks);
+}
+
 int mrc_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct mrc_cq *cq = to_mcq(ibcq);
@@ -75,6 +91,7 @@ int mrc_destroy_cq(struct ibv_cq *ibcq)
 	err = ibv_cmd_destroy_cq(ibcq);
 	if (err)
 		return err;
+	mrc_cq_report(cq);
 	mrc_ring_unmap(&cq->ring);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
@@ -126,6 +143,40 @@ static void mrc_nap(uint32_t us)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * The send engine of QP @qp_handle asked for a ring once the process
+ * waits (METAROCE_QUEUE_KICK_ON_WAIT) and its last post did not ring: the
+ * poller of its send CQ rings on its first empty poll, or before arming.
+ * One QP per CQ is remembered, the last to post; another's WRs wait for
+ * its engine's next ACK, as they would without the flag.
+ */
+void mrc_cq_kick_later(struct mrc_cq *cq, uint32_t qp_handle)
+{
+	__atomic_store_n(&cq->kick, MRC_CQ_KICK | qp_handle, __ATOMIC_RELAXED);
+}
+
+/* A destroyed QP's handle may be reused: no stray ring for it. */
+void mrc_cq_kick_forget(struct mrc_cq *cq, uint32_t qp_handle)
+{
+	uint64_t k = MRC_CQ_KICK | qp_handle;
+
+	__atomic_compare_exchange_n(&cq->kick, &k, 0, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+}
+
+static void mrc_cq_kick(struct mrc_cq *cq)
+{
+	uint64_t k;
+
+	if (!__atomic_load_n(&cq->kick, __ATOMIC_RELAXED))
+		return;
+	k = __atomic_exchange_n(&cq->kick, 0, __ATOMIC_RELAXED);
+	if (!k)
+		return;
+	__atomic_fetch_add(&cq->kicks, 1, __ATOMIC_RELAXED);
+	mrc_sq_ring(cq->vcq.cq.context, (uint32_t)k);
+}
+
 int mrc_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct mrc_cq *cq = to_mcq(ibcq);
@@ -150,14 +201,18 @@ int mrc_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		cq->spin_since = 0;
 	} else if (cq->nap_us && mrc_nap_due(cq)) {
 		pthread_spin_unlock(&cq->lock);
+		mrc_cq_kick(cq);
 		mrc_nap(cq->nap_us);
 		return 0;
 	}
 	pthread_spin_unlock(&cq->lock);
+	if (!n)
+		mrc_cq_kick(cq);
 	return n;
 }
 
 int mrc_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
+	mrc_cq_kick(to_mcq(ibcq));
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
 }

@@ -84,7 +84,11 @@ struct mrc_cq {
 	uint32_t spin_us;		/* polling an empty CQ before a nap */
 	uint32_t long_wait_us;		/* a wait this long: nap the next */
 	uint32_t nap_us;		/* 0: never nap */
+	uint64_t kick;			/* MRC_CQ_KICK | QP handle; 0: none */
+	uint64_t kicks;			/* doorbells rung by pollers */
 };
+
+#define MRC_CQ_KICK	(1ull << 32)
 
 struct mrc_srq {
 	struct verbs_srq vsrq;
@@ -181,6 +185,8 @@ struct ibv_cq *mrc_create_cq(struct ibv_context *ibctx, int cqe,
 int mrc_destroy_cq(struct ibv_cq *ibcq);
 int mrc_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int mrc_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void mrc_cq_kick_later(struct mrc_cq *cq, uint32_t qp_handle);
+void mrc_cq_kick_forget(struct mrc_cq *cq, uint32_t qp_handle);
 
 /* qp.c */
 struct ibv_qp *mrc_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
@@ -190,6 +196,7 @@ int mrc_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
 int mrc_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 		 struct ibv_qp_init_attr *init);
 int mrc_destroy_qp(struct ibv_qp *ibqp);
+void mrc_sq_ring(struct ibv_context *ctx, uint32_t qp_handle);
 int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int mrc_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

@@ -78,11 +78,29 @@ static void mrc_doorbell(struct ibv_context *ctx, uint32_t command,
 	(void)!write(ctx->cmd_fd, &cmd, sizeof(cmd));
 }
 
+void mrc_sq_ring(struct ibv_context *ctx, uint32_t qp_handle)
+{
+	mrc_doorbell(ctx, IB_USER_VERBS_CMD_POST_SEND, qp_handle,
+		     sizeof(struct ib_uverbs_send_wr));
+}
+
 static void mrc_sq_doorbell(struct mrc_qp *qp)
 {
 	__atomic_fetch_add(&qp->stats.sq_doorbells, 1, __ATOMIC_RELAXED);
-	mrc_doorbell(qp->vqp.qp.context, IB_USER_VERBS_CMD_POST_SEND,
-		     qp->vqp.qp.handle, sizeof(struct ib_uverbs_send_wr));
+	mrc_sq_ring(qp->vqp.qp.context, qp->vqp.qp.handle);
+}
+
+/*
+ * After a post, with the kernel's SQ flags: ring now, or once the process
+ * starts to wait on the send CQ (cq.c), or not at all (the send engine
+ * pulls the ring at its next ACK before it runs dry).
+ */
+static void mrc_sq_posted(struct mrc_qp *qp, uint32_t flags)
+{
+	if (flags & METAROCE_QUEUE_NEED_WAKEUP)
+		mrc_sq_doorbell(qp);
+	else if (flags & METAROCE_QUEUE_KICK_ON_WAIT)
+		mrc_cq_kick_later(to_mcq(qp->vqp.qp.send_cq), qp->vqp.qp.handle);
 }
 
 static void mrc_rq_doorbell(struct mrc_qp *qp)
@@ -126,8 +144,8 @@ int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 {
 	struct mrc_qp *qp = to_mqp(ibqp);
 	struct mrc_ring *r = &qp->sq;
-	uint32_t room, n = 0;
-	int err = 0, ring = 0;
+	uint32_t room, n = 0, flags = 0;
+	int err = 0;
 
 	pthread_spin_lock(&qp->sq_lock);
 	room = mrc_ring_room(r);
@@ -145,12 +163,11 @@ int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (n) {
 		r->mine += n;
 		qp->stats.send_wrs += n;
-		ring = mrc_ring_publish_needs_wakeup(r);
+		flags = mrc_ring_publish(r);
 		mrc_note_backlog(qp);
 	}
 	pthread_spin_unlock(&qp->sq_lock);
-	if (ring)
-		mrc_sq_doorbell(qp);
+	mrc_sq_posted(qp, flags);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -179,7 +196,7 @@ static int mrc_post_recv_ring(struct mrc_ring *r, pthread_spinlock_t *lock,
 	if (n) {
 		r->mine += n;
 		*count += n;
-		*ring = mrc_ring_publish_needs_wakeup(r);
+		*ring = mrc_ring_publish(r) & METAROCE_QUEUE_NEED_WAKEUP;
 	}
 	pthread_spin_unlock(lock);
 	if (err)
@@ -244,18 +261,18 @@ static void mrc_wr_start(struct ibv_qp_ex *qpx)
 static int mrc_wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct mrc_qp *qp = qpx_to_mqp(qpx);
-	int err = qp->wr.err, ring = 0;
+	int err = qp->wr.err;
+	uint32_t flags = 0;
 
 	if (!err && qp->wr.count) {
 		qp->sq.mine += qp->wr.count;
 		qp->stats.send_wrs += qp->wr.count;
-		ring = mrc_ring_publish_needs_wakeup(&qp->sq);
+		flags = mrc_ring_publish(&qp->sq);
 		mrc_note_backlog(qp);
 	}
 	qp->wr.cur = NULL;
 	pthread_spin_unlock(&qp->sq_lock);
-	if (ring)
-		mrc_sq_doorbell(qp);
+	mrc_sq_posted(qp, flags);
 	return err;
 }
 
@@ -670,6 +687,7 @@ int mrc_destroy_qp(struct ibv_qp *ibqp)
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err)
 		return err;
+	mrc_cq_kick_forget(to_mcq(ibqp->send_cq), ibqp->handle);
 	mrc_qp_report(qp);
 	mrc_qp_free(qp);
 	return 0;

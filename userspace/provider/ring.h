@@ -60,17 +60,17 @@ static inline uint32_t mrc_ring_room(const struct mrc_ring *r)
 }
 
 /*
- * Publish the producer index, then decide whether to ring: the full fence
- * orders our index store before the flags load, and pairs with the
- * kernel's fence between clearing NEED_WAKEUP and its last look at the
- * index (otherwise both could miss each other and the WQE would sit).
+ * Publish the producer index, then read the kernel's flags (METAROCE_QUEUE_*),
+ * which say whether to ring: the full fence orders our index store before
+ * the flags load, and pairs with the kernel's fence between setting
+ * NEED_WAKEUP and its last look at the index (otherwise both could miss
+ * each other and the WQE would sit).
  */
-static inline int mrc_ring_publish_needs_wakeup(struct mrc_ring *r)
+static inline uint32_t mrc_ring_publish(struct mrc_ring *r)
 {
 	mrc_store_release(&r->hdr->producer, r->mine);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return __atomic_load_n(&r->hdr->flags, __ATOMIC_RELAXED) &
-	       METAROCE_QUEUE_NEED_WAKEUP;
+	return __atomic_load_n(&r->hdr->flags, __ATOMIC_RELAXED);
 }
 
 #endif /* MRC_RING_H */

@@ -255,10 +255,11 @@ static void test_ring_room(void)
 	r.mine = 0xfffffffe;	/* wrap-around */
 	r.hdr->consumer = 0xfffffffa;
 	CHECK(mrc_ring_room(&r) == 4, "room across wrap %u", mrc_ring_room(&r));
-	CHECK(!mrc_ring_publish_needs_wakeup(&r) &&
-	      r.hdr->producer == 0xfffffffe, "publish, no wakeup");
+	CHECK(!mrc_ring_publish(&r) && r.hdr->producer == 0xfffffffe,
+	      "publish, no wakeup");
 	r.hdr->flags = METAROCE_QUEUE_NEED_WAKEUP;
-	CHECK(mrc_ring_publish_needs_wakeup(&r), "wakeup wanted");
+	CHECK(mrc_ring_publish(&r) == METAROCE_QUEUE_NEED_WAKEUP,
+	      "wakeup wanted");
 	free(r.hdr);
 }
 
@@ -270,6 +271,12 @@ static struct mrc_qp *fake_qp(struct verbs_context *vctx)
 	qp->vqp.qp.context = &vctx->context;
 	qp->vqp.qp.qp_type = IBV_QPT_RC;
 	qp->vqp.qp.send_cq = &((struct mrc_cq *)calloc(1, sizeof(struct mrc_cq)))->vcq.cq;
+	qp->vqp.qp.send_cq->context = &vctx->context;
+	qp->vqp.qp.handle = 7;
+	fake_ring(&to_mcq(qp->vqp.qp.send_cq)->ring, 4,
+		  sizeof(struct ib_uverbs_wc));
+	pthread_spin_init(&to_mcq(qp->vqp.qp.send_cq)->lock,
+			  PTHREAD_PROCESS_PRIVATE);
 	fake_ring(&qp->sq, 4, SLOT);
 	fake_ring(&qp->rq, 4, 16 + 2 * 16);
 	qp->max_inline = 64;
@@ -327,6 +334,42 @@ static void test_post(struct verbs_context *vctx)
 	      qp->sq.hdr->producer);
 	wr[1].opcode = IBV_WR_SEND;
 
+	/*
+	 * The engine sent all it took: no ring at the post, one at the
+	 * poller's first empty poll, then none until the next such post.
+	 */
+	{
+		struct mrc_cq *cq = to_mcq(qp->vqp.qp.send_cq);
+		struct ibv_wc wc;
+
+		qp->sq.hdr->consumer = 5;
+		qp->sq.hdr->flags = METAROCE_QUEUE_KICK_ON_WAIT;
+		wr[0].next = NULL;
+		err = mrc_post_send(&qp->vqp.qp, wr, &bad);
+		CHECK(!err && qp->stats.sq_doorbells == 2 &&
+		      cq->kick == (MRC_CQ_KICK | 7), "kick left to the poller");
+		CHECK(mrc_poll_cq(&cq->vcq.cq, 1, &wc) == 0 && cq->kicks == 1 &&
+		      !cq->kick, "the empty poll rang: %llu",
+		      (unsigned long long)cq->kicks);
+		CHECK(mrc_poll_cq(&cq->vcq.cq, 1, &wc) == 0 && cq->kicks == 1,
+		      "once");
+		mrc_cq_kick_later(cq, 7);
+		mrc_cq_kick_forget(cq, 8);
+		CHECK(cq->kick == (MRC_CQ_KICK | 7), "another QP's destroy");
+		mrc_cq_kick_forget(cq, 7);
+		CHECK(!cq->kick, "its own destroy");
+		qp->sq.hdr->flags = METAROCE_QUEUE_NEED_WAKEUP |
+				    METAROCE_QUEUE_KICK_ON_WAIT;
+		err = mrc_post_send(&qp->vqp.qp, wr, &bad);
+		CHECK(!err && qp->stats.sq_doorbells == 3 && !cq->kick,
+		      "NEED_WAKEUP rings now");
+		qp->sq.hdr->flags = 0;
+		err = mrc_post_send(&qp->vqp.qp, wr, &bad);
+		CHECK(!err && qp->stats.sq_doorbells == 3 && !cq->kick,
+		      "neither flag: the engine polls");
+		qp->sq.hdr->flags = METAROCE_QUEUE_NEED_WAKEUP;
+	}
+
 	/* receives */
 	memset(rwr, 0, sizeof(rwr));
 	for (i = 0; i < 3; i++) {
@@ -346,7 +389,7 @@ static void test_post(struct verbs_context *vctx)
 	/* the ibv_wr_*() API: two WRs in one batch, one doorbell */
 	mrc_qp_set_wr_ops(qp, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE);
 	CHECK(qp->vqp.qp_ex.wr_rdma_read == NULL, "read not asked for");
-	qp->sq.hdr->consumer = 5;
+	qp->sq.hdr->consumer = 8;
 	{
 		struct ibv_qp_ex *x = &qp->vqp.qp_ex;
 		char msg[] = "hello, ring";
@@ -361,15 +404,15 @@ static void test_post(struct verbs_context *vctx)
 		ibv_wr_send(x);
 		ibv_wr_set_inline_data(x, msg, sizeof(msg));
 		err = ibv_wr_complete(x);
-		CHECK(!err && qp->sq.hdr->producer == 7 &&
-		      qp->stats.sq_doorbells == 3, "wr batch: %d prod %u db %llu",
+		CHECK(!err && qp->sq.hdr->producer == 10 &&
+		      qp->stats.sq_doorbells == 4, "wr batch: %d prod %u db %llu",
 		      err, qp->sq.hdr->producer,
 		      (unsigned long long)qp->stats.sq_doorbells);
-		w = mrc_ring_slot(&qp->sq, 5);
+		w = mrc_ring_slot(&qp->sq, 8);
 		CHECK(w->wr_id == 300 && w->opcode == IBV_WR_RDMA_WRITE &&
 		      w->wr.rdma.rkey == 0x77 && w->num_sge == 1 &&
 		      w->send_flags == IBV_SEND_SIGNALED, "wr write slot");
-		w = mrc_ring_slot(&qp->sq, 6);
+		w = mrc_ring_slot(&qp->sq, 9);
 		CHECK(w->wr_id == 301 && (w->send_flags & IBV_SEND_INLINE) &&
 		      w->length == sizeof(msg) && !memcmp(w + 1, msg, sizeof(msg)),
 		      "wr inline slot");
@@ -381,7 +424,7 @@ static void test_post(struct verbs_context *vctx)
 			ibv_wr_set_sge(x, 5, 0x6000, 1);
 		}
 		err = ibv_wr_complete(x);
-		CHECK(err == ENOMEM && qp->sq.hdr->producer == 7,
+		CHECK(err == ENOMEM && qp->sq.hdr->producer == 10,
 		      "wr overflow: %d prod %u", err, qp->sq.hdr->producer);
 
 		/* inline over max_inline */
@@ -395,8 +438,9 @@ static void test_post(struct verbs_context *vctx)
 		ibv_wr_send(x);
 		ibv_wr_set_sge(x, 5, 0x6000, 1);
 		ibv_wr_abort(x);
-		CHECK(qp->sq.hdr->producer == 7, "abort");
+		CHECK(qp->sq.hdr->producer == 10, "abort");
 	}
+	free(to_mcq(qp->vqp.qp.send_cq)->ring.hdr);
 	free(to_mcq(qp->vqp.qp.send_cq));
 	free(qp->sq.hdr);
 	free(qp->rq.hdr);
