@@ -471,10 +471,16 @@ void mrc_xp_arm_timer_at(struct mrc_xp *xp, u64 at)
 	 * ping-pong that spurious expiry, a softirq and an engine run per
 	 * round trip (1.4 expiries per ib_write_lat round trip in the bed),
 	 * costs more than moving the timer. Deadlines that creep later with
-	 * each ACK of a stream stay within the slack and move nothing.
+	 * each ACK of a stream stay within the slack and move nothing. Nor
+	 * is a timer on the tick's grain (a hold's end in an established
+	 * ping-pong, cfg.reply_hold_grain_ns) moved later: it expires with
+	 * the tick, one spurious run per tick, where the reply ending the
+	 * hold and the next request starting one moved it twice per round
+	 * trip, each a removal and an insertion in the CPU's timer tree.
 	 */
 	if (xp->timer_at && xp->timer_at <= at &&
-	    at - xp->timer_at < MRC_XP_TIMER_SLACK_NS)
+	    (at - xp->timer_at < MRC_XP_TIMER_SLACK_NS ||
+	     !(xp->timer_at % TICK_NSEC)))
 		return;
 	xp->timer_at = at;
 	hrtimer_start(&xp->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
