@@ -152,7 +152,8 @@ static void mrc_nap(uint32_t us)
  */
 void mrc_cq_kick_later(struct mrc_cq *cq, uint32_t qp_handle)
 {
-	__atomic_store_n(&cq->kick, MRC_CQ_KICK | qp_handle, __ATOMIC_RELAXED);
+	/* after the producer index: a poller that sees this sees the WQEs */
+	__atomic_store_n(&cq->kick, MRC_CQ_KICK | qp_handle, __ATOMIC_RELEASE);
 }
 
 /* A destroyed QP's handle may be reused: no stray ring for it. */
@@ -170,7 +171,7 @@ static void mrc_cq_kick(struct mrc_cq *cq)
 
 	if (!__atomic_load_n(&cq->kick, __ATOMIC_RELAXED))
 		return;
-	k = __atomic_exchange_n(&cq->kick, 0, __ATOMIC_RELAXED);
+	k = __atomic_exchange_n(&cq->kick, 0, __ATOMIC_ACQUIRE);
 	if (!k)
 		return;
 	__atomic_fetch_add(&cq->kicks, 1, __ATOMIC_RELAXED);
