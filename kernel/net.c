@@ -354,10 +354,6 @@ int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 {
 	u8 tos = dscp << 2 | (ect ? MRC_WIRE_ECN_ECT0 : 0);
 
-	/* a joined burst met its faults packet by packet, before the join */
-	if (!skb_is_gso(skb) && mrc_fault_tx(ndev, skb, sport))
-		return 0;
-
 	if (daddr->sa_family == AF_INET && saddr->sa_family == AF_INET)
 		return mrc_net_xmit4(n, ndev, mrc_net_route(rs, sport, tos),
 				     skb, (const struct sockaddr_in *)saddr,

@@ -69,7 +69,8 @@ struct sk_buff *mrc_net_join(const struct net_device *ndev,
  * source port @sport, DSCP @dscp, ECT(0) if @ect; @skb may be a
  * mrc_net_join() burst. Any context but hard irq; with bottom halves off
  * if @rs (the routes to @daddr, or NULL) is given. Consumes @skb; returns
- * 0 or a negative errno (route lookup).
+ * 0 or a negative errno (route lookup). Transmit faults (fault.h) are the
+ * caller's to inject, once per packet, before packets are joined.
  */
 int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 		 struct mrc_net_routes *rs, struct sk_buff *skb,

@@ -24,6 +24,7 @@
 #include <rdma/ib_mad.h>
 
 #include "metaroce.h"
+#include "fault.h"
 #include "net.h"
 #include "stats.h"
 #include "ud.h"
@@ -144,6 +145,9 @@ static enum ib_wc_status mrc_ud_send_one(struct mrc_ud *ud,
 		dscp = mrc_ud_is_gsi(qp) ? MRC_WIRE_DSCP_CTRL :
 					   MRC_WIRE_DSCP_DATA;
 	written = skb->len;
+	/* a drop fault loses it on the way: sent, as far as the QP knows */
+	if (mrc_fault_tx(ud->ndev, skb, ud->sport))
+		return IB_WC_SUCCESS;
 	/* no congestion control here: datagrams are sent not-ECT */
 	if (!mrc_net_xmit(ud->net, ud->ndev, NULL, skb,
 			  (const struct sockaddr *)&av->saddr,
