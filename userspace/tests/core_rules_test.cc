@@ -1356,34 +1356,31 @@ TEST(Conn, AHoldEndsOnTheTimerGrainOnceThePingPongRuns)
 	mrc_ack_info ack;
 	uint64_t t = 1000 * us;
 
+	// a's request at @at: b holds the answer until @hold_end, then b
+	// replies 100 us later and the answer rides
+	auto round_trip = [&](uint64_t at, uint64_t hold_end) {
+		deliver(p.a.get(), p.b.get(), at, 100);
+		EXPECT_EQ(mrc_conn_deadline(p.b.get()), hold_end) << at;
+		deliver(p.b.get(), p.a.get(), at + 100 * us, 100);
+		answer(p.b.get(), p.a.get(), at + 100 * us);
+		answer(p.a.get(), p.b.get(), at + 100 * us);
+	};
+
 	p.b->cfg.reply_hold_grain_ns = 4000 * us;
 	start_replying(p, 500 * us, 100 * us);
 
 	// the first holds of the mode end exactly: the last answer of an
 	// exchange of a few messages (a handshake) does not wait a grain
-	for (int i = 0; i < 8; i++, t += 1000 * us) {
-		deliver(p.a.get(), p.b.get(), t, 100);
-		EXPECT_EQ(mrc_conn_deadline(p.b.get()), t + 400 * us) << i;
-		deliver(p.b.get(), p.a.get(), t + 100 * us, 100);
-		answer(p.b.get(), p.a.get(), t + 100 * us);
-		answer(p.a.get(), p.b.get(), t + 100 * us);
-	}
+	for (int i = 0; i < 8; i++, t += 1000 * us)
+		round_trip(t, t + 400 * us);
 	EXPECT_EQ(p.b->stats.acks_rode, 8u);
 
 	// a hold that ends on the grain already is not moved
-	deliver(p.a.get(), p.b.get(), 11600 * us, 100);
-	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 12000 * us);
-	deliver(p.b.get(), p.a.get(), 11700 * us, 100);
-	answer(p.b.get(), p.a.get(), 11700 * us);
-	answer(p.a.get(), p.b.get(), 11700 * us);
+	round_trip(11600 * us, 12000 * us);
 
 	// the packets' ack_delay still bounds a hold the grain stretches
 	p.b->cfg.path.ack_delay_ns = 1000 * us;
-	deliver(p.a.get(), p.b.get(), 13100 * us, 100);
-	EXPECT_EQ(mrc_conn_deadline(p.b.get()), 14100 * us);
-	deliver(p.b.get(), p.a.get(), 13200 * us, 100);
-	answer(p.b.get(), p.a.get(), 13200 * us);
-	answer(p.a.get(), p.b.get(), 13200 * us);
+	round_trip(13100 * us, 14100 * us);
 	p.b->cfg.path.ack_delay_ns = 10000 * us;
 	EXPECT_EQ(p.b->stats.acks_rode, 10u);
 
