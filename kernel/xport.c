@@ -227,6 +227,20 @@ static u32 mrc_xp_bundle_room(struct mrc_xp *xp)
 	return mrc_conn_pbundle_room(&xp->conn);
 }
 
+/*
+ * May @skb's own buffer become a bundle ([ENC-13]): @head bytes of header
+ * in front of it (beyond what the stack needs) and @tail bytes of packets
+ * behind it, written in place?
+ */
+static bool mrc_xp_bundles_in_place(struct mrc_xp *xp,
+				    const struct sk_buff *skb, u32 head,
+				    u32 tail)
+{
+	return !skb_cloned(skb) && !skb_is_nonlinear(skb) &&
+	       skb_tailroom(skb) >= tail &&
+	       skb_headroom(skb) >= head + mrc_net_headroom(xp->ndev);
+}
+
 /* Packets queued to leave together: a GSO burst or a bundle. */
 struct mrc_xp_run {
 	struct sk_buff_head q;
@@ -264,8 +278,7 @@ static struct sk_buff *mrc_xp_bundle(struct mrc_xp *xp,
 	 * room (a reply and the answer riding with it, [REL-24]): one
 	 * allocation, free and copy less on the round trip's path.
 	 */
-	if (!skb_cloned(b) && skb_tailroom(b) >= bytes - b->len &&
-	    skb_headroom(b) >= hlen + mrc_net_headroom(xp->ndev)) {
+	if (mrc_xp_bundles_in_place(xp, b, hlen, bytes - b->len)) {
 		__skb_unlink(b, run);
 		memcpy(skb_push(b, hlen), hdr, hlen);
 	} else {
@@ -296,11 +309,9 @@ struct sk_buff *mrc_xp_ride_host(struct mrc_xp *xp, struct sk_buff_head *out)
 	struct sk_buff *skb = skb_peek(out);
 
 	if (!skb || !skb_queue_is_last(out, skb) || !MRC_XP_CB(skb)->one ||
-	    MRC_XP_CB(skb)->rides || skb_cloned(skb) ||
-	    skb_is_nonlinear(skb) ||
-	    skb_tailroom(skb) < MRC_WIRE_ACK_PKT_LEN ||
-	    skb_headroom(skb) < mrc_wire_pbundle_hdr_len(2) +
-				mrc_net_headroom(xp->ndev) ||
+	    MRC_XP_CB(skb)->rides ||
+	    !mrc_xp_bundles_in_place(xp, skb, mrc_wire_pbundle_hdr_len(2),
+				     MRC_WIRE_ACK_PKT_LEN) ||
 	    !mrc_wire_pbundle_fits(1, skb->len, MRC_WIRE_ACK_PKT_LEN,
 				   mrc_xp_bundle_room(xp)))
 		return NULL;
@@ -460,6 +471,8 @@ void mrc_xp_kick(struct mrc_xp *xp)
 /* With xp->lock held: follow the core's next deadline, @at. */
 void mrc_xp_arm_timer_at(struct mrc_xp *xp, u64 at)
 {
+	u64 grain = xp->conn.cfg.reply_hold_grain_ns;
+
 	if (xp->dead || !xp->live)
 		return;
 	if (at == U64_MAX)
@@ -472,15 +485,15 @@ void mrc_xp_arm_timer_at(struct mrc_xp *xp, u64 at)
 	 * round trip (1.4 expiries per ib_write_lat round trip in the bed),
 	 * costs more than moving the timer. Deadlines that creep later with
 	 * each ACK of a stream stay within the slack and move nothing. Nor
-	 * is a timer on the tick's grain (a hold's end in an established
-	 * ping-pong, cfg.reply_hold_grain_ns) moved later: it expires with
-	 * the tick, one spurious run per tick, where the reply ending the
-	 * hold and the next request starting one moved it twice per round
-	 * trip, each a removal and an insertion in the CPU's timer tree.
+	 * is a timer on the holds' grain (a hold's end in an established
+	 * ping-pong, the tick) moved later: it expires with the tick, one
+	 * spurious run per tick, where the reply ending the hold and the
+	 * next request starting one moved it twice per round trip, each a
+	 * removal and an insertion in the CPU's timer tree.
 	 */
 	if (xp->timer_at && xp->timer_at <= at &&
 	    (at - xp->timer_at < MRC_XP_TIMER_SLACK_NS ||
-	     !(xp->timer_at % TICK_NSEC)))
+	     (grain && !(xp->timer_at % grain))))
 		return;
 	xp->timer_at = at;
 	hrtimer_start(&xp->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
