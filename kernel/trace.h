@@ -62,12 +62,13 @@ TRACE_EVENT(mrc_path_ack,
 			   __entry->sport = p->sport;
 			   __entry->path = ack->path_id;
 			   __entry->state = p->state;),
-	    TP_printk("%s qpn=%u path=%u sport=%u state=%u srtt_us=%u cwnd=%u inflight=%u conn_cwnd=%u tx_pkts=%llu lost=%llu late=%llu ce=%u hint=%u",
+	    TP_printk("%s qpn=%u path=%u sport=%u state=%u srtt_us=%u cwnd=%u inflight=%u conn_cwnd=%u tx_pkts=%llu lost=%llu late=%llu rto=%llu ce=%u hint=%u",
 		      __entry->dev, __entry->qpn, __entry->path,
 		      __entry->sport, __entry->state, __entry->srtt_us,
 		      __entry->cwnd, __entry->inflight, __entry->conn_cwnd,
 		      __entry->tx_pkts,
-		      __entry->lost_pkts, __entry->late_pkts, __entry->ce,
+		      __entry->lost_pkts, __entry->late_pkts,
+		      __entry->rto_fired, __entry->ce,
 		      __entry->rate_hint)
 );
 

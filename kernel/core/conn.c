@@ -744,14 +744,37 @@ static void ack_all_pending(struct mrc_conn *c, u8 why)
 }
 
 /*
+ * Every message up to @msn is whole: the application has what a reply
+ * may answer. Else a packet is missing or still on its way, or the
+ * sender's window cut a message short.
+ */
+static bool whole_through(struct mrc_conn *c, u32 msn)
+{
+	u32 i;
+
+	for (i = c->rx_msn_head; mrc_seq_before(i, msn + 1); i++) {
+		const struct mrc_rx_msg *m = rxmsg(c, i);
+
+		if (m->state != RXM_DONE && m->state != RXM_RETIRED)
+			return false;
+	}
+	return true;
+}
+
+/*
  * [REL-13] the sender asked (ACK_REQ) or a message it waits for is whole:
  * answer at once, or [REL-24] hold the answer for the reply the
  * application has been sending, which then carries it.
  */
-static void ack_request(struct mrc_conn *c, u64 now, u8 why, u16 flags)
+static void ack_request(struct mrc_conn *c, u64 now, u8 why,
+			const struct mrc_rx_seg *seg)
 {
-	/* a resend repairs a loss: its sender must not wait for a reply */
-	if (c->reply_mode && !(flags & MRC_F_RETX)) {
+	/*
+	 * A resend repairs a loss, and a reply cannot answer what has not
+	 * all arrived: neither sender may wait for one.
+	 */
+	if (c->reply_mode && !(seg->flags & MRC_F_RETX) &&
+	    whole_through(c, seg->msn)) {
 		if (!c->hold_until) {
 			/* an established ping-pong ends holds on the tick */
 			u64 grain = c->rode_in_row >= REPLY_GRAIN_AFTER ?
@@ -879,17 +902,16 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	}
 	/* ack_request() answers ACK_REQ, on this path and every other */
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, false);
-	/* [REL-13] a request is answered with every path's news ([REL-22]) */
-	if (seg->flags & MRC_F_ACK_REQ)
-		ack_request(c, now, MRC_ACK_WHY_REQ, seg->flags);
 	if ((seg->flags & (MRC_F_LAST | MRC_F_ACK_REQ)) ==
 	    (MRC_F_LAST | MRC_F_ACK_REQ))
 		m->want_ack = true;
-	if (m->seg_cum == m->nsegs) {
+	if (m->seg_cum == m->nsegs)
 		m->state = RXM_DONE;
-		if (m->want_ack)
-			ack_request(c, now, MRC_ACK_WHY_MSG, seg->flags);
-	}
+	/* [REL-13] a request is answered with every path's news ([REL-22]) */
+	if (seg->flags & MRC_F_ACK_REQ)
+		ack_request(c, now, MRC_ACK_WHY_REQ, seg);
+	else if (m->state == RXM_DONE && m->want_ack)
+		ack_request(c, now, MRC_ACK_WHY_MSG, seg);
 	c->stats.rx_new++;
 	return MRC_RX_NEW;
 

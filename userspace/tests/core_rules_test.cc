@@ -1418,6 +1418,43 @@ TEST(Conn, AResendIsAnsweredAtOnce)
 	EXPECT_EQ(p.b->stats.acks_rode, 0u);
 }
 
+// [REL-24] a reply cannot answer what has not all arrived: a request on
+// a message still missing a segment (lost, late, or a window-limited
+// sender asking mid-message) is answered at once; the same request
+// after everything arrived waits for the reply
+TEST(Conn, AnAnswerWaitsOnlyForWholeMessages)
+{
+	Pair p(2, 1024);
+	const uint64_t us = 1000;
+	mrc_ack_info ack;
+	mrc_tx_seg t[2];
+
+	start_replying(p, 500 * us, 50 * us);
+
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 2048, 1, nullptr));
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 100 * us, &t[0]));
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 100 * us, &t[1]));
+	ASSERT_TRUE(t[1].flags & MRC_F_ACK_REQ);
+	// on two paths: no gap on t[1]'s path tells b what is missing
+	ASSERT_NE(t[0].path_id, t[1].path_id);
+	// t[0] is late, t[1] asks: answered at once
+	mrc_rx_seg s = Pair::rx_of(t[1]);
+	ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 100 * us, &s, nullptr),
+		  MRC_RX_NEW);
+	ASSERT_TRUE(mrc_conn_ack_next(p.b.get(), 100 * us, nullptr, &ack));
+	EXPECT_EQ(ack.why, MRC_ACK_WHY_REQ);
+	EXPECT_EQ(ack.ack_delay, 0u);
+	EXPECT_TRUE(p.b->reply_mode);
+	// the message becomes whole late (not a resend): now its answer
+	// waits for the reply
+	s = Pair::rx_of(t[0]);
+	ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 150 * us, &s, nullptr),
+		  MRC_RX_NEW);
+	EXPECT_FALSE(mrc_conn_ack_next(p.b.get(), 150 * us, nullptr, &ack));
+	EXPECT_GT(mrc_conn_deadline(p.b.get()), 150 * us);
+	EXPECT_EQ(p.b->stats.acks_rode, 0u);
+}
+
 // with reply_hold_ns 0 (the core's default) nothing is ever held
 TEST(Conn, NoHoldWithoutReplyHold)
 {
