@@ -444,11 +444,12 @@ mrc_conn_cfg bed_cfg()
 	return cfg;
 }
 
-// perftest's bandwidth loop as the bed runs it (-t 40 for 64 KiB, -t 10
-// for 1 MiB: one signalled WR per tx_depth, so it posts a batch and waits
-// for all of it) over bed_link() and bed_cfg(). The batch's whole
-// data queues at the bottleneck, so a hole near its end is what the
-// application waits for.
+// An application that posts a batch (40 x 64 KiB or 10 x 1 MiB) and waits
+// for all of it, as perftest's bandwidth loop does with messages up to
+// 8 KiB (one signalled WR per min(100, tx_depth); above 8 KiB perftest
+// signals every WR and the window slides, GoodputAtTheBedsOperatingPoint),
+// over bed_link() and bed_cfg(). The batch's whole data queues at the
+// bottleneck, so a hole near its end is what the application waits for.
 BatchRun bed_batch(double loss, uint32_t len, uint64_t seed, bool tails)
 {
 	mrcsim::LinkCfg link = bed_link(loss, 0.070);
@@ -481,14 +482,14 @@ BatchRun bed_batch(double loss, uint32_t len, uint64_t seed, bool tails)
 
 } // namespace
 
-// [REL-22] [REL-14] where perftest waits for whole batches, the tails of
-// the paths decide: without the rule and the resends' requests a lost tail
-// waits for an RTO and a filled hole for a held ACK. When this test was
-// added (4 paths, 8 KiB segments, mean of 3 seeds): 64 KiB messages kept
-// 0.88 / 0.53 of lossless at 1% / 10% loss without them and 0.98 / 0.72
-// with them; 1 MiB messages 0.96 / 0.79 and 0.98 / 0.85. The 64 KiB
-// batches at 10% stay below issue 6's 0.80 here: a lost resend at a
-// batch's end still waits for its RTO.
+// [REL-22] [REL-14] where an application waits for whole batches, the
+// tails of the paths decide: without the rule and the resends' requests a
+// lost tail waits for an RTO and a filled hole for a held ACK. When this
+// test was added (4 paths, 8 KiB segments, mean of 3 seeds): 64 KiB
+// messages kept 0.88 / 0.53 of lossless at 1% / 10% loss without them and
+// 0.98 / 0.72 with them; 1 MiB messages 0.96 / 0.79 and 0.98 / 0.85. The
+// 64 KiB batches at 10% stay below issue 6's 0.80 here: a lost resend at
+// a batch's end still waits for its RTO.
 TEST(ConnProperty, BatchesAtTheBedsSettings)
 {
 	for (uint32_t len : {65536u, 1048576u}) {

@@ -57,7 +57,8 @@ struct Workload {
 	uint32_t outstanding = 32;	// messages kept posted
 	uint64_t messages = 1000;	// total to post
 	// post the next @outstanding only when every earlier one completed:
-	// perftest's bandwidth loop, which signals one WR per tx_depth
+	// perftest's bandwidth loop up to 8 KiB messages (one WR signalled
+	// per min(100, tx_depth); larger ones are each signalled)
 	bool batch = false;
 	// perftest's READ loop: the receiver is the requester. It completes a
 	// READ once all of its data is in (in order) and posts the next one,
