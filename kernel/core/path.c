@@ -86,9 +86,33 @@ void mrc_path_tx_init(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 	mrc_path_tx_reset_rtt(tx, cfg);
 }
 
+MRC_STATIC_ASSERT(MRC_PATH_WND % 64 == 0 && MRC_SACK_BITS <= MRC_PATH_WND,
+		  "the acked map covers whole words and every SACK bit");
+
 static struct mrc_path_slot *slot_of(struct mrc_path_tx *tx, u32 psn)
 {
 	return &tx->slot[psn % MRC_PATH_WND];
+}
+
+static void acked_map_set(struct mrc_path_tx *tx, u32 psn, bool acked)
+{
+	u32 i = psn % MRC_PATH_WND;
+	u64 bit = 1ull << (i % 64);
+
+	if (acked)
+		tx->acked_map[i / 64] |= bit;
+	else
+		tx->acked_map[i / 64] &= ~bit;
+}
+
+/* The map's 64 bits for PSNs first .. first + 63, wrapping around. */
+static u64 acked_map_word(const struct mrc_path_tx *tx, u32 first)
+{
+	u32 i = first % MRC_PATH_WND, w = i / 64, sh = i % 64;
+	u64 lo = tx->acked_map[w];
+	u64 hi = tx->acked_map[(w + 1) % (MRC_PATH_WND / 64)];
+
+	return sh ? lo >> sh | hi << (64 - sh) : lo;
 }
 
 /*
@@ -124,6 +148,7 @@ u32 mrc_path_tx_send(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 	s->sent = mrc_path_stamp(now);
 	s->len = (u16)len;
 	s->state = MRC_SLOT_INFLIGHT;
+	acked_map_set(tx, psn, false);
 	tx->inflight_pkts++;
 	tx->inflight_bytes += len;
 	tx->sent_pkts++;
@@ -198,6 +223,7 @@ static void mark_acked(struct mrc_path_tx *tx, u32 psn,
 		ev->req_sent = s->sent;
 	}
 	s->state = MRC_SLOT_ACKED;
+	acked_map_set(tx, psn, true);
 	ev->acked[ev->n_acked++] = s->cookie;
 	if (mrc_seq_before(tx->high_acked, psn + 1))
 		tx->high_acked = psn + 1;
@@ -276,14 +302,19 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 	if (mrc_seq_after(sack->cum, tx->cum_seen))
 		tx->cum_seen = sack->cum;
 
-	/* [REL-4] the bitmap, set bits only. */
+	/*
+	 * [REL-4] the bitmap, set bits only, and of those only PSNs not yet
+	 * acked: a slot, once acked, stays so until the PSN is reused.
+	 */
 	for (w = 0; w < MRC_SACK_WORDS; w++) {
-		u64 b = sack->bits[w];
+		u64 b = sack->bits[w] &
+			~acked_map_word(tx, sack->cum + 1 + 64 * w);
 
 		while (b) {
 			u32 i = (u32)__builtin_ctzll(b);
 
 			b &= b - 1;
+			tx->sack_walked++;
 			psn = sack->cum + 1 + 64 * w + i;
 			if (!mrc_seq_before(psn, oldest))
 				mark_acked(tx, psn, ev, &progress);

@@ -118,6 +118,13 @@ struct mrc_path_tx {
 	u64 rto_fired;
 	u64 lost_pto;
 	u64 pto_fired;
+	u64 sack_walked;	/* SACK bits looked at one by one */
+	/*
+	 * Bit psn % MRC_PATH_WND: that PSN's slot is MRC_SLOT_ACKED. While a
+	 * hole stays open, every ACK repeats the bits above it; this map lets
+	 * an ACK look only at the bits it newly sets.
+	 */
+	u64 acked_map[MRC_PATH_WND / 64];
 	struct mrc_path_slot slot[MRC_PATH_WND];
 };
 

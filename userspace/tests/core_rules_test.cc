@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "sim/loopback.h"
@@ -123,6 +124,98 @@ TEST(PathTx, LateAckOfLostPacket)
 	EXPECT_EQ(t.ev.acked[0], 11u);
 	// [REL-8] the path now tolerates the displacement it saw
 	EXPECT_GE(t.tx.reorder, 2u);
+}
+
+// [REL-4] while a hole stays open every ACK repeats the bits above it;
+// the sender looks at each received PSN once, not once per ACK, and the
+// repeats change nothing
+TEST(PathTx, RepeatedSackBitsLookedAtOnce)
+{
+	Tx t;
+	std::vector<uint32_t> got;
+
+	t.cfg.reorder_pkts = 255;	// keep the hole in flight
+	mrc_path_tx_init(&t.tx, &t.cfg, 0);
+	for (uint32_t i = 0; i < 200; i++)
+		t.send(0, i);
+	// PSN 0 missing; 1..199 arrive, an ACK every 8
+	uint32_t acked = 0;
+	for (uint32_t p = 1; p < 200; p++) {
+		got.push_back(p);
+		if (p % 8 && p != 199)
+			continue;
+		ASSERT_EQ(t.ack(p, 0, got), MRC_ACK_OK);
+		acked += t.ev.n_acked;
+	}
+	EXPECT_EQ(acked, 199u);
+	EXPECT_EQ(t.tx.sack_walked, 199u);	// once per PSN, not ~25 times
+	ASSERT_EQ(t.ack(300, 0, got), MRC_ACK_OK);
+	EXPECT_EQ(t.ev.n_acked, 0u);
+	EXPECT_EQ(t.tx.sack_walked, 199u);
+	EXPECT_EQ(t.tx.inflight_pkts, 1u);
+	// the hole filled: cum passes everything
+	ASSERT_EQ(t.ack(301, 200), MRC_ACK_OK);
+	ASSERT_EQ(t.ev.n_acked, 1u);
+	EXPECT_EQ(t.ev.acked[0], 0u);
+	EXPECT_EQ(t.tx.inflight_pkts, 0u);
+}
+
+// The acked map mirrors the slots across PSN reuse and the 2^32 wrap:
+// random sends, ACKs (reordered, repeated, stale) and timers, checked
+// after every step; and a SACK bit of a PSN whose slot was reused by a
+// later send (a stale ACK) is not taken for the new PSN
+TEST(PathTx, AckedMapMirrorsSlots)
+{
+	for (uint32_t isn : {0u, 0xffffff00u}) {
+		Tx t(isn);
+		std::mt19937_64 rng(isn + 7);
+		std::vector<uint8_t> rcvd;	// by PSN - isn
+		uint64_t now = 0;
+
+		for (int step = 0; step < 20000; step++) {
+			now += 1000;
+			uint32_t op = rng() % 8;
+
+			if (op < 4 && t.tx.snd_nxt - t.tx.snd_una < MRC_PATH_WND) {
+				uint32_t psn = t.send(now, step);
+
+				rcvd.resize(psn - isn + 1, 0);
+				if (rng() % 10)	// 10% lost
+					rcvd[psn - isn] = 1;
+			} else if (op < 7 && !rcvd.empty()) {
+				// an ACK as the receiver would send it, maybe stale
+				uint32_t end = (uint32_t)rcvd.size();
+				uint32_t upto = end - (uint32_t)(rng() % std::min(end, 40u));
+				uint32_t cum = 0;
+				while (cum < upto && rcvd[cum])
+					cum++;
+				// [REL-5] the receiver's window slides past old holes
+				if (upto - cum > MRC_SACK_BITS)
+					cum = upto - MRC_SACK_BITS;
+				std::vector<uint32_t> sacked;
+				for (uint32_t i = cum + 1; i < upto; i++)
+					if (rcvd[i])
+						sacked.push_back(isn + i);
+				t.ack(now, isn + cum, sacked);
+			} else {
+				mrc_path_tx_on_timer(&t.tx, &t.cfg, now + 1000000000, &t.ev);
+				// now and then a packet given up arrives after all
+				if (!rcvd.empty() && rng() % 4 == 0)
+					rcvd[rng() % rcvd.size()] = 1;
+			}
+			for (uint32_t k = 0; k < MRC_PATH_WND; k++) {
+				uint32_t psn = t.tx.snd_nxt - MRC_PATH_WND + k;
+				bool bit = t.tx.acked_map[psn % MRC_PATH_WND / 64] >>
+					   (psn % 64) & 1;
+
+				ASSERT_EQ(bit, t.tx.slot[psn % MRC_PATH_WND].state ==
+						       MRC_SLOT_ACKED)
+					<< "step " << step << " psn " << psn;
+			}
+		}
+		EXPECT_GT(t.tx.acked_pkts, 1000u);
+		EXPECT_GT(t.tx.late_acks, 0u);	// lost, then acked: LOST -> ACKED
+	}
 }
 
 // [REL-5] a cum that may come from a slide says nothing about lost PSNs
