@@ -161,9 +161,8 @@ TEST(PathTx, RepeatedSackBitsLookedAtOnce)
 }
 
 // The acked map mirrors the slots across PSN reuse and the 2^32 wrap:
-// random sends, ACKs (reordered, repeated, stale) and timers, checked
-// after every step; and a SACK bit of a PSN whose slot was reused by a
-// later send (a stale ACK) is not taken for the new PSN
+// random sends, repeated and stale ACKs, timers and late arrivals,
+// checked after every step
 TEST(PathTx, AckedMapMirrorsSlots)
 {
 	for (uint32_t isn : {0u, 0xffffff00u}) {
