@@ -128,8 +128,8 @@ client() {
 set_loss() {
 	local f=/sys/kernel/debug/metaroce/mrcb$LANE/fault
 	if [ "$1" = ib_read_bw ]; then
-		echo 1 > $f/mode &&
-			awk -v p="$2" 'BEGIN { printf "%d\n", p * 10000 }' > $f/drop_ppm
+		# whole percents: no awk to fork while the period runs
+		echo 1 > $f/mode && echo $(($2 * 10000)) > $f/drop_ppm
 	else
 		tc qdisc replace dev "$BN" root netem loss "$2%"
 	fi
