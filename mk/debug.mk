@@ -27,7 +27,9 @@ debug-kernel: deps-check
 
 # Kbuild writes its objects beside the sources, so the debug build gets a
 # tree of links to the sources (only them: a link to an object of the stock
-# build would be written through) and builds there.
+# build would be written through) and builds there. With debug info (the
+# kernel has none), so a report's "func+0x1a3/0x5c0 [metaroce]" maps to a
+# line: gdb build/kernel-debug/metaroce.ko -ex 'list *(func+0x1a3)'.
 module-debug: debug-kernel
 	@set -e; cd $(TOP)/kernel; \
 	find . \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) ! -name '*.mod.c' | \
@@ -37,7 +39,7 @@ module-debug: debug-kernel
 	done; \
 	find $(KMOD_DEBUG_DIR) -xtype l -delete
 	@$(MAKE) --no-print-directory -C $$($(DEBUG_KERNEL) dir)/build M=$(KMOD_DEBUG_DIR) \
-		CONFIG_METAROCE=m W=1 -j2 modules
+		CONFIG_METAROCE=m W=1 KCFLAGS=-g -j2 modules
 
 test-debug: deps-check module-debug userspace
 	@mkdir -p $(RESULTS)
