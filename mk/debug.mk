@@ -13,6 +13,9 @@
 #                       kmemleak leak. Variables: BED_CASES, BED_UP_ARGS,
 #                       DEBUG_LONG (default: selftests/long/*fuzz*.sh, the long
 #                       fuzzers), as for test-bed
+#   make test-debug-detectors   each check must fail a run: provoke a
+#                       WARNING, a lockdep report, a leak, a use-after-free, a
+#                       soft lockup and a hung task (selftests/debug-detectors)
 #   make bed-up BED_UP_ARGS="--kernel debug"   a debug bed to work in
 
 DEBUG_KERNEL   := $(TOP)/selftests/lib/debug-kernel
@@ -20,7 +23,7 @@ KMOD_DEBUG_DIR := $(BUILD)/kernel-debug
 DEBUG_LONG     ?= $(TOP)/selftests/long/*fuzz*.sh
 DEBUG_CASES     = $(or $(BED_CASES),$(wildcard $(TOP)/selftests/cases/*.sh) $(wildcard $(DEBUG_LONG)))
 
-.PHONY: debug-kernel module-debug test-debug
+.PHONY: debug-kernel module-debug test-debug test-debug-detectors
 
 debug-kernel: deps-check
 	@$(DEBUG_KERNEL) build >/dev/null
@@ -45,3 +48,7 @@ test-debug: deps-check module-debug userspace
 	@mkdir -p $(RESULTS)
 	@RESULTS=$(RESULTS) BED_SUITE=debug BED_UP_ARGS="--kernel debug $(BED_UP_ARGS)" \
 		$(TOP)/selftests/run-bed $(DEBUG_CASES)
+
+test-debug-detectors: deps-check module-debug userspace
+	@mkdir -p $(RESULTS)
+	@RESULTS=$(RESULTS) BED_UP_ARGS="$(BED_UP_ARGS)" $(TOP)/selftests/debug-detectors
