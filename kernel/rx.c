@@ -584,20 +584,29 @@ static bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		       struct sk_buff_head *out)
 {
 	enum ib_qp_state state = mrc_qp_state(xp->qp);
+	enum mrc_stat why;
 
-	if (xp->live && mrc_rx_refused_again(xp, pkt, state) &&
-	    mrc_rx_cookie_ok(xp, pkt)) {
+	/* [SEC-10] in the order of the table's checks */
+	if (!xp->live) {
+		why = MRC_STAT_RX_DROP_QP_STATE;	/* RESET, INIT */
+	} else if (!mrc_xp_from_peer(xp, skb)) {
+		why = MRC_STAT_RX_DROP_SOURCE;
+	} else if (mrc_rx_refused_again(xp, pkt, state) &&
+		   mrc_rx_cookie_ok(xp, pkt)) {
 		mrc_rx_nak(xp, pkt, xp->refused_code, 0, out);
 		mrc_stat_inc(xp->dev, MRC_STAT_NAKS_REPEATED);
 		return false;
+	} else if (!mrc_rx_state_ok(state)) {
+		why = MRC_STAT_RX_DROP_QP_STATE;
+	} else if (!mrc_rx_cookie_ok(xp, pkt)) {
+		/* [PKT-16] packets of another (earlier) connection */
+		why = MRC_STAT_RX_DROP_COOKIE;
+	} else {
+		goto take;
 	}
-	/* [PKT-16] packets of another (earlier) connection are not ours */
-	if (!xp->live || !mrc_rx_state_ok(state) ||
-	    !mrc_rx_cookie_ok(xp, pkt)) {
-		mrc_stat_inc(to_mrc_dev(xp->qp->ibqp.device),
-			     MRC_STAT_RX_DROPPED);
-		return false;
-	}
+	mrc_stat_drop(xp->dev, why);
+	return false;
+take:
 	/* [ENC-9] every packet says whether its sender takes bundles */
 	xp->peer_bundles = pkt->flags & MRC_F_BUNDLES;
 	switch (pkt->type) {
@@ -669,10 +678,15 @@ static void mrc_rx_malformed_pkt(struct mrc_dev *dev, enum mrc_wire_reason r,
 			    dev_name(&dev->ibdev.dev), mrc_wire_reason_str(r),
 			    bundled ? ", in a bundle" : "",
 			    atomic_long_read(&mrc_rx_malformed));
-	mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
+	mrc_stat_drop(dev, MRC_STAT_RX_DROP_MALFORMED);
 }
 
-/* A valid packet to its QP (or the UD receive, or a lingering QPN). */
+/*
+ * A valid packet to its QP, by [SEC-10]'s table: a datagram to the UD
+ * receive, which checks its QP's type itself; every other type to an RC
+ * QP's transport, or to a lingering one when the QP is gone. Anything
+ * else is dropped and counted by why.
+ */
 static void mrc_rx_dispatch(struct mrc_dev *dev, struct sk_buff *skb,
 			    const struct mrc_pkt *pkt, bool ce)
 {
@@ -680,6 +694,7 @@ static void mrc_rx_dispatch(struct mrc_dev *dev, struct sk_buff *skb,
 	struct sk_buff_head out;
 	struct mrc_qp *qp;
 	struct mrc_xp *xp;
+	u64 now;
 
 	if (pkt->type == MRC_PKT_UD_SEND) {
 		mrc_ud_rcv(ibdev, skb, pkt);	/* datagrams: ud.c */
@@ -687,20 +702,24 @@ static void mrc_rx_dispatch(struct mrc_dev *dev, struct sk_buff *skb,
 	}
 	qp = mrc_qp_get(ibdev, pkt->dst_qpn);
 	if (!qp) {
-		if (!mrc_linger_rcv(dev, pkt, ce))
-			mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
+		mrc_linger_rcv(dev, skb, pkt, ce);
 		return;
 	}
 	xp = mrc_xp_of(qp);
-	if (xp) {
-		u64 now = ktime_get_ns();
-
-		__skb_queue_head_init(&out);
-		spin_lock_bh(&xp->lock);
-		if (!xp->dead && mrc_rx_pkt(xp, now, pkt, skb, ce, &out))
-			mrc_rx_pkts_done(xp, now, &out);
-		mrc_xp_unlock_xmit(xp, &out);
+	if (!xp) {
+		/* UD, GSI: datagrams only; UC: no transport of its own yet */
+		mrc_stat_drop(dev, MRC_STAT_RX_DROP_QP_TYPE);
+		mrc_qp_put(qp);
+		return;
 	}
+	now = ktime_get_ns();
+	__skb_queue_head_init(&out);
+	spin_lock_bh(&xp->lock);
+	if (xp->dead)
+		mrc_stat_drop(dev, MRC_STAT_RX_DROP_QP_STATE);
+	else if (mrc_rx_pkt(xp, now, pkt, skb, ce, &out))
+		mrc_rx_pkts_done(xp, now, &out);
+	mrc_xp_unlock_xmit(xp, &out);
 	mrc_qp_put(qp);
 }
 
@@ -851,6 +870,8 @@ static void mrc_rx_pbundle(struct mrc_dev *dev, struct sk_buff *skb, bool ce)
 			mrc_rx_dispatch(dev, skb, &pkt, ce);
 		else if (!xp->dead)
 			taken |= mrc_rx_pkt(xp, now, &pkt, skb, ce, &out);
+		else
+			mrc_stat_drop(dev, MRC_STAT_RX_DROP_QP_STATE);
 	}
 	MRC_RX_CB(skb)->pkt_off = 0;
 	if (xp) {

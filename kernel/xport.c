@@ -6,8 +6,11 @@
  * Contexts and locking: see xport.h.
  */
 
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <net/ipv6.h>
 
 #include "fault.h"
 #include "linger.h"
@@ -193,6 +196,27 @@ bool mrc_xp_encode(struct mrc_xp *xp, struct mrc_pkt *pkt, u8 *buf, u32 len)
 	}
 	mrc_wire_seal(buf, len);
 	return true;
+}
+
+/*
+ * [SEC-3] Did @skb come from the connection's peer? The QP number and
+ * cookie are all that name a connection ([ENC-30]), and both can be
+ * guessed or seen; the source address narrows who can inject to hosts
+ * that can forge the peer's. One address per peer for now: with planes
+ * ([PATH-8]) this becomes the set the peer uses.
+ */
+bool mrc_xp_from_peer(const struct mrc_xp *xp, const struct sk_buff *skb)
+{
+	const struct mrc_av *av = xp->av;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return av->daddr.in4.sin_family == AF_INET &&
+		       ip_hdr(skb)->saddr == av->daddr.in4.sin_addr.s_addr;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return av->daddr.in6.sin6_family == AF_INET6 &&
+		       ipv6_addr_equal(&ipv6_hdr(skb)->saddr,
+				       &av->daddr.in6.sin6_addr);
+	return false;
 }
 
 /*

@@ -165,9 +165,13 @@ struct mrc_xp {
 	struct mrc_conn conn;		/* large; last */
 };
 
+/*
+ * qp->xport is a different object for each QP type (ud.c keeps its own
+ * there): only an RC QP's is a transport, whatever a packet claims.
+ */
 static inline struct mrc_xp *mrc_xp_of(struct mrc_qp *qp)
 {
-	return qp->xport;
+	return qp->ibqp.qp_type == IB_QPT_RC ? qp->xport : NULL;
 }
 
 extern const struct mrc_qp_hooks mrc_xp_hooks;
@@ -184,6 +188,7 @@ void mrc_xp_set_rides(struct sk_buff *skb);
 struct sk_buff *mrc_xp_ride_host(struct mrc_xp *xp, struct sk_buff_head *out);
 void mrc_xp_ride(struct mrc_xp *xp, struct sk_buff *host, u32 len);
 bool mrc_xp_encode(struct mrc_xp *xp, struct mrc_pkt *pkt, u8 *buf, u32 len);
+bool mrc_xp_from_peer(const struct mrc_xp *xp, const struct sk_buff *skb);
 int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out);
 
