@@ -16,7 +16,6 @@ namespace {
 constexpr uint16_t kSeqCommon = MRC_F_FIRST | MRC_F_LAST | MRC_F_ACK_REQ |
 				MRC_F_RETX | MRC_F_BUNDLES;
 constexpr uint16_t kFirstLast = MRC_F_FIRST | MRC_F_LAST;
-constexpr uint32_t kMadSize = 256;
 
 bool sequenced(uint8_t type)
 {
@@ -416,31 +415,6 @@ Pkt build_sized(Rng &r, const Aim &aim, uint8_t type, uint32_t len)
 	}
 	encode(k);
 	return k;
-}
-
-bool must_drop(const Aim &aim, const Pkt &k)
-{
-	bool ud = k.p.type == MRC_PKT_UD_SEND;
-
-	if (k.p.dst_qpn != aim.qpn)
-		return false;	// another QP's fate
-	switch (aim.t->role) {
-	case Role::None:
-	case Role::Random:
-		return true;
-	case Role::Gsi:
-	case Role::Ud:
-		// [PKT-86] a datagram with the wrong Q_Key, and packets of
-		// connections, which a datagram QP has none of
-		return !ud || !k.right;
-	case Role::Rc:
-		return ud || (!k.right && !k.other);
-	case Role::Dead:
-		return ud || !k.right;
-	case Role::Near:
-		break;
-	}
-	return false;
 }
 
 }  // namespace mrc_netfuzz::detail

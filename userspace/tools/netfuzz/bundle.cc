@@ -160,8 +160,6 @@ void ack_bundle(Rng &r, const Aim &aim, Datagram &d)
 		}
 		append(d, k.bytes);
 		d.meant.push_back(why);
-		if (why == MRC_WIRE_OK && must_drop(aim, k))
-			d.state_drops++;
 		d.what += " " + m;
 	}
 	if (shape == 1) {
@@ -173,7 +171,6 @@ void ack_bundle(Rng &r, const Aim &aim, Datagram &d)
 	}
 	if (shape <= 1) {
 		d.meant = { as_one_packet(d) };
-		d.state_drops = 0;
 		d.what += n > MRC_WIRE_BUNDLE_MAX ? " (9 ACKs: one packet)" :
 						    " (one packet)";
 	}
@@ -223,8 +220,6 @@ void packet_bundle(Rng &r, const Aim &aim, Datagram &d)
 		}
 		why = first.judge(why, k);
 		d.meant.push_back(why);
-		if (why == MRC_WIRE_OK && must_drop(aim, k))
-			d.state_drops++;
 		d.what += std::string(" ") + type_name(k.p.type) + ":" + m;
 		lens.push_back(static_cast<uint16_t>(k.bytes.size()));
 		body.insert(body.end(), k.bytes.begin(), k.bytes.end());
@@ -235,7 +230,6 @@ void packet_bundle(Rng &r, const Aim &aim, Datagram &d)
 	append(d, body);
 	if (r.chance(1, 4)) {
 		d.meant = { bad_layout(r, d, n, m) };
-		d.state_drops = 0;
 		d.what += " layout:" + m;
 	}
 }

@@ -38,6 +38,8 @@ void dump(FILE *f, const Generator &g, const Datagram &d)
 			mrc_wire_reason_str(p.reason));
 		if (i < d.meant.size())
 			fprintf(f, " (meant: %s)", meant_str(d.meant[i]));
+		if (i < d.fates.size())
+			fprintf(f, ", %s", fate_name(d.fates[i]));
 		if (p.reason == MRC_WIRE_OK)
 			fprintf(f, "; type %u path %u flags 0x%x qpn %u psn %u msn %u cookie 0x%08x",
 				p.pkt.type, p.pkt.path_id, p.pkt.flags, p.pkt.dst_qpn,

@@ -29,6 +29,15 @@ const char *role_name(Role r)
 	return "?";
 }
 
+const char *fate_name(Fate f)
+{
+	static const char *const names[kFates] = {
+		"malformed", "oversize", "no_qp", "qp_type", "qkey", "dropped", "may",
+	};
+
+	return names[static_cast<int>(f)];
+}
+
 const char *class_name(Class c)
 {
 	switch (c) {
@@ -71,7 +80,7 @@ uint32_t pick_qpn(Rng &r, const Target &t)
 	case Role::Near:
 		return r.range(t.qpn, std::max(t.qpn, t.qpn_hi));
 	case Role::Random:
-		return r.range(0x10000, MRC_WIRE_QPN_MASK);
+		return r.range(kUnusedQpn, MRC_WIRE_QPN_MASK);
 	default:
 		return t.qpn;
 	}
@@ -101,7 +110,7 @@ Generator::Generator(Config cfg) : cfg_(std::move(cfg))
 // right source address, however the bytes came about (random ones too).
 void Generator::guard(Datagram &d) const
 {
-	if (cfg_.spoof_protected && d.source != 0)
+	if (cfg_.spoof_protected && (d.source != 0 || d.v6))
 		return;
 	for (const Part &p : receive(d.bytes.data(), d.bytes.size())) {
 		uint8_t *b = d.bytes.data() + p.off;
@@ -130,6 +139,54 @@ void Generator::guard(Datagram &d) const
 	}
 }
 
+// [SEC-10] What the receiver must do with each packet, from its bytes,
+// the QPs the run knows and where it came from: the generator's intent
+// plays no part, so random packets are judged as well as meant ones.
+Fate Generator::judge(const Part &p, bool right_source) const
+{
+	const mrc_pkt &k = p.pkt;
+	bool ud = k.type == MRC_PKT_UD_SEND;
+
+	if (p.reason != MRC_WIRE_OK)
+		return Fate::Malformed;
+	if (k.dst_qpn == 0 || k.dst_qpn >= kUnusedQpn)
+		return Fate::NoQp;
+	if (k.dst_qpn == MRC_WIRE_GSI_QPN) {
+		// [PKT-86] datagrams with QP 1's Q_Key and at most a MAD
+		if (!ud)
+			return Fate::QpType;
+		if (k.ud.qkey != MRC_WIRE_GSI_QKEY)
+			return Fate::QKey;
+		return k.payload_len > detail::kMadSize ? Fate::Oversize : Fate::May;
+	}
+	for (const Target &t : cfg_.targets) {
+		bool ctrl = detail::is_ctrl(k.type);
+
+		if (t.qpn != k.dst_qpn || t.role == Role::Near)
+			continue;
+		// a QP may be gone by now: dropped, but why is its state's
+		if (t.role == Role::Ud)
+			return !ud || k.ud.qkey != t.qkey ? Fate::Dropped : Fate::May;
+		// [SEC-3] the peer's address; [PKT-16] the cookie (data with
+		// the other direction's may make a connection follow its peer)
+		if (ud || !right_source || !t.cookies)
+			return Fate::Dropped;
+		if (t.role == Role::Dead)
+			return !ctrl && k.cookie == t.rq_psn ? Fate::May : Fate::Dropped;
+		if (ctrl ? k.cookie == t.sq_psn :
+			   k.cookie == t.rq_psn || k.cookie == t.sq_psn)
+			return Fate::May;
+		return Fate::Dropped;
+	}
+	return Fate::May;
+}
+
+void Generator::judge(Datagram &d) const
+{
+	for (const Part &p : receive(d.bytes.data(), d.bytes.size()))
+		d.fates.push_back(judge(p, d.source == 0 && !d.v6));
+}
+
 Datagram Generator::make(uint64_t index) const
 {
 	Rng r(cfg_.seed, index);
@@ -150,9 +207,10 @@ Datagram Generator::make(uint64_t index) const
 	aim.t = &t;
 	aim.qpn = pick_qpn(r, t);
 	d.qpn = aim.qpn;
-	aim.right_source = d.source == 0;
+	// the connections' peer is at the first IPv4 source address
+	aim.right_source = d.source == 0 && !d.v6;
 	aim.allow_right = (t.role == Role::Rc || t.role == Role::Dead) &&
-			  (!t.protect || (cfg_.spoof_protected && d.source));
+			  (!t.protect || (cfg_.spoof_protected && !aim.right_source));
 	if (!d.v6 || !cfg_.big)
 		keep |= detail::kNoHuge;
 
@@ -166,7 +224,6 @@ Datagram Generator::make(uint64_t index) const
 		d.big = big;
 		d.bytes = k.bytes;
 		d.meant = { MRC_WIRE_OK };
-		d.state_drops = detail::must_drop(aim, k);
 		d.what = std::string("valid ") + detail::type_name(type) +
 			 (k.right ? " right" : k.other ? " other" : " wrong") +
 			 (type == MRC_PKT_UD_SEND ? "-qkey" : "-cookie") +
@@ -181,7 +238,6 @@ Datagram Generator::make(uint64_t index) const
 		d.big = m == "too-long";
 		d.bytes = k.bytes;
 		d.meant = { why };
-		d.state_drops = why == MRC_WIRE_OK && detail::must_drop(aim, k);
 		d.what = std::string("nearly ") + detail::type_name(type) + " " + m;
 	} else if (pick < 75) {
 		d.cls = Class::Random;
@@ -194,6 +250,7 @@ Datagram Generator::make(uint64_t index) const
 		detail::packet_bundle(r, aim, d);
 	}
 	guard(d);
+	judge(d);
 	return d;
 }
 

@@ -26,8 +26,12 @@ enum class Role : uint8_t {
 	Ud,	// a live datagram QP
 	Dead,	// destroyed: it may linger ([REL-21]) or be gone
 	Near,	// any number of a range: live, lingering, gone or not yet used
-	Random,	// a number far from any in use (65536 and up)
+	Random,	// a number far from any in use (kUnusedQpn and up)
 };
+
+// QPNs from here up are never in use on the target: a host hands out
+// numbers from 16 upwards, and the bed's never come near.
+constexpr uint32_t kUnusedQpn = 0x10000;
 
 const char *role_name(Role r);
 
@@ -56,12 +60,29 @@ struct Config {
 	uint32_t max_len = 1452;	// largest datagram sent unfragmented
 	bool big = true;		// now and then a fragmented one, to 65527
 	// protected connections get their right cookie from a wrong source
-	// address (for a receiver that checks sources, [ENC-30])
+	// address (for a receiver that checks sources, [SEC-3]); their peer
+	// is at source address 0, over IPv4
 	bool spoof_protected = false;
 	uint16_t dport = MRC_WIRE_UDP_PORT;	// no source port equals it
 };
 
 enum class Class : uint8_t { Valid, Nearly, Random, AckBundle, PktBundle };
+
+// What a receiver that follows [SEC-10] must do with a packet, and the
+// drop counter it must count it in (rdma statistic: rx_drop_*).
+enum class Fate : uint8_t {
+	Malformed,	// refused by the stateless checks ([PKT-99]): malformed
+	Oversize,	// a datagram over a MAD's 256 bytes for QP 1: malformed
+	NoQp,		// for QP 0 or a number far from any in use: no_qp
+	QpType,		// a connection's packet for a datagram QP: qp_type
+	QKey,		// a datagram for QP 1 with the wrong Q_Key: qkey
+	Dropped,	// dropped; the counter depends on the QP's state (a
+			// wrong source, cookie or QP type, or the QP gone)
+	May,		// taken or dropped, as the receiver's state has it
+};
+constexpr int kFates = 7;
+
+const char *fate_name(Fate f);
 
 const char *class_name(Class c);
 
@@ -84,10 +105,11 @@ struct Datagram {
 	// step 0): the verdict of its stateless checks the generator meant,
 	// MRC_WIRE_OK for a packet meant valid; empty for Class::Random
 	std::vector<mrc_wire_reason> meant;
-	// valid packets of the datagram that the receiver must drop for its
-	// state: no such QP, a wrong cookie or Q_Key, the wrong QP type
-	uint32_t state_drops = 0;
+	// per packet, what the receiver must do with it
+	std::vector<Fate> fates;
 };
+
+struct Part;	// verdict.h
 
 class Generator {
 public:
@@ -103,6 +125,8 @@ public:
 
 private:
 	void guard(Datagram &d) const;
+	Fate judge(const Part &p, bool right_source) const;
+	void judge(Datagram &d) const;
 
 	Config cfg_;
 	std::vector<Target> targets_;

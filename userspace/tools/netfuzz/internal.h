@@ -16,7 +16,7 @@ struct Aim {
 	const Config *cfg = nullptr;
 	const Target *t = nullptr;
 	uint32_t qpn = 0;		// Near and Random resolved
-	bool right_source = true;	// sent from source address 0
+	bool right_source = true;	// from the connections' peer's address
 	bool allow_right = false;	// the right cookie may be used
 };
 
@@ -28,6 +28,8 @@ struct Pkt {
 	bool right = false;	// carries its target's right cookie or Q_Key
 	bool other = false;	// carries the other direction's cookie
 };
+
+constexpr uint32_t kMadSize = 256;	// IB_MGMT_MAD_SIZE
 
 bool is_ctrl(uint8_t type);
 bool has_payload(uint8_t type);
@@ -49,9 +51,6 @@ Pkt build(Rng &r, const Aim &aim, uint8_t type, uint32_t room, bool big);
 Pkt build_sized(Rng &r, const Aim &aim, uint8_t type, uint32_t len);
 // Pick the cookie of p.p: right, the other direction's or wrong.
 void set_cookie(Rng &r, const Aim &aim, Pkt &p);
-
-// Must a receiver drop the valid packet @p sent to @aim, by its state?
-bool must_drop(const Aim &aim, const Pkt &p);
 
 // What mutate() may do to the packet.
 enum Keep : unsigned {
@@ -79,7 +78,7 @@ std::vector<std::string> mutation_names();
 const char *type_name(uint8_t type);
 
 // The bundles of bundle.cc: each appends its bytes to d.bytes and its
-// packets' meant verdicts to d.meant, and adds to d.state_drops and d.what.
+// packets' meant verdicts to d.meant, and adds to d.what.
 void ack_bundle(Rng &r, const Aim &aim, Datagram &d);
 void packet_bundle(Rng &r, const Aim &aim, Datagram &d);
 // A datagram of random bytes, some shaped like packets or bundles.
