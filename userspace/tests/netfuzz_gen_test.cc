@@ -48,6 +48,7 @@ Config bed_config(uint64_t seed)
 	c.targets.back().protect = true;
 	c.targets.push_back(target(Role::Ud, 19));
 	c.targets.back().qkey = 0x11111111;
+	c.targets.push_back(target(Role::Uc, 20));
 	c.targets.push_back(target(Role::Dead, 16, 5, 6));
 	c.targets.push_back(target(Role::Near, 16));
 	c.targets.back().qpn_hi = 40;
@@ -236,9 +237,12 @@ TEST(NetfuzzGen, FatesFollowTheTable)
 				EXPECT_EQ(f, Fate::QpType) << show(g, d);
 			else if (d.what.find("wrong-qkey") != std::string::npos)
 				EXPECT_EQ(f, Fate::QKey) << show(g, d);
+			else if (p.pkt.payload_len > 256)
+				EXPECT_EQ(f, Fate::Oversize) << show(g, d);
+			else if (p.pkt.payload_len < 24 || p.pkt.payload[0] != 1)
+				EXPECT_EQ(f, Fate::NoMad) << show(g, d);
 			else
-				EXPECT_EQ(f, p.pkt.payload_len > 256 ? Fate::Oversize : Fate::May)
-					<< show(g, d);
+				EXPECT_EQ(f, Fate::May) << show(g, d);
 			break;
 		case Role::Rc:
 			// protected: never taken; the other only with its cookie
@@ -306,7 +310,7 @@ TEST(NetfuzzGen, Coverage)
 				   "(9" })
 		EXPECT_TRUE(seen.count(shape)) << "bundle shape never made: " << shape;
 	EXPECT_EQ(classes.size(), 5u);
-	EXPECT_EQ(roles.size(), 7u);
+	EXPECT_EQ(roles.size(), 8u);
 	EXPECT_GT(wrong_source, kRun / 2);
 	EXPECT_GT(v6, kRun / 2);
 	EXPECT_GT(right, kRun / 20);

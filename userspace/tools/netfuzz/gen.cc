@@ -22,6 +22,7 @@ const char *role_name(Role r)
 	case Role::Gsi: return "gsi";
 	case Role::Rc: return "rc";
 	case Role::Ud: return "ud";
+	case Role::Uc: return "uc";
 	case Role::Dead: return "dead";
 	case Role::Near: return "near";
 	case Role::Random: return "random";
@@ -32,7 +33,8 @@ const char *role_name(Role r)
 const char *fate_name(Fate f)
 {
 	static const char *const names[kFates] = {
-		"malformed", "oversize", "no_qp", "qp_type", "qkey", "dropped", "may",
+		"malformed", "oversize", "no_mad", "no_qp", "qp_type", "qkey",
+		"dropped", "may",
 	};
 
 	return names[static_cast<int>(f)];
@@ -108,11 +110,11 @@ Generator::Generator(Config cfg) : cfg_(std::move(cfg))
 
 // [PKT-16] A protected connection never sees one of its cookies from the
 // right source address, however the bytes came about (random ones too).
-void Generator::guard(Datagram &d) const
+void Generator::guard(Datagram &d, const std::vector<Part> &parts) const
 {
 	if (cfg_.spoof_protected && (d.source != 0 || d.v6))
 		return;
-	for (const Part &p : receive(d.bytes.data(), d.bytes.size())) {
+	for (const Part &p : parts) {
 		uint8_t *b = d.bytes.data() + p.off;
 		bool sealed;
 		uint32_t qpn, cookie;
@@ -157,7 +159,10 @@ Fate Generator::judge(const Part &p, bool right_source) const
 			return Fate::QpType;
 		if (k.ud.qkey != MRC_WIRE_GSI_QKEY)
 			return Fate::QKey;
-		return k.payload_len > detail::kMadSize ? Fate::Oversize : Fate::May;
+		if (k.payload_len > detail::kMadSize)
+			return Fate::Oversize;
+		return k.payload_len < detail::kMadHdr ||
+		       k.payload[0] != detail::kMadBaseVersion ? Fate::NoMad : Fate::May;
 	}
 	for (const Target &t : cfg_.targets) {
 		bool ctrl = detail::is_ctrl(k.type);
@@ -165,6 +170,8 @@ Fate Generator::judge(const Part &p, bool right_source) const
 		if (t.qpn != k.dst_qpn || t.role == Role::Near)
 			continue;
 		// a QP may be gone by now: dropped, but why is its state's
+		if (t.role == Role::Uc)	// [SEC-10] no UC transport yet
+			return Fate::Dropped;
 		if (t.role == Role::Ud)
 			return !ud || k.ud.qkey != t.qkey ? Fate::Dropped : Fate::May;
 		// [SEC-3] the peer's address; [PKT-16] the cookie (data with
@@ -181,9 +188,9 @@ Fate Generator::judge(const Part &p, bool right_source) const
 	return Fate::May;
 }
 
-void Generator::judge(Datagram &d) const
+void Generator::judge(Datagram &d, const std::vector<Part> &parts) const
 {
-	for (const Part &p : receive(d.bytes.data(), d.bytes.size()))
+	for (const Part &p : parts)
 		d.fates.push_back(judge(p, d.source == 0 && !d.v6));
 }
 
@@ -249,8 +256,10 @@ Datagram Generator::make(uint64_t index) const
 		d.cls = Class::PktBundle;
 		detail::packet_bundle(r, aim, d);
 	}
-	guard(d);
-	judge(d);
+	// the guard changes no verdict: it reseals what was sealed
+	std::vector<Part> parts = receive(d.bytes.data(), d.bytes.size());
+	guard(d, parts);
+	judge(d, parts);
 	return d;
 }
 

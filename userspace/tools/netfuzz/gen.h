@@ -24,6 +24,7 @@ enum class Role : uint8_t {
 	Gsi,	// QP 1
 	Rc,	// a live connected QP
 	Ud,	// a live datagram QP
+	Uc,	// a live UC QP
 	Dead,	// destroyed: it may linger ([REL-21]) or be gone
 	Near,	// any number of a range: live, lingering, gone or not yet used
 	Random,	// a number far from any in use (kUnusedQpn and up)
@@ -73,6 +74,9 @@ enum class Class : uint8_t { Valid, Nearly, Random, AckBundle, PktBundle };
 enum class Fate : uint8_t {
 	Malformed,	// refused by the stateless checks ([PKT-99]): malformed
 	Oversize,	// a datagram over a MAD's 256 bytes for QP 1: malformed
+	NoMad,		// one for QP 1 that ib_mad refuses (under a MAD header,
+			// base version not 1): malformed where the receiver
+			// filters them, else taken (and ib_mad logs it)
 	NoQp,		// for QP 0 or a number far from any in use: no_qp
 	QpType,		// a connection's packet for a datagram QP: qp_type
 	QKey,		// a datagram for QP 1 with the wrong Q_Key: qkey
@@ -80,7 +84,7 @@ enum class Fate : uint8_t {
 			// wrong source, cookie or QP type, or the QP gone)
 	May,		// taken or dropped, as the receiver's state has it
 };
-constexpr int kFates = 7;
+constexpr int kFates = 8;
 
 const char *fate_name(Fate f);
 
@@ -124,9 +128,9 @@ public:
 	const std::vector<uint16_t> &ports() const { return ports_; }
 
 private:
-	void guard(Datagram &d) const;
+	void guard(Datagram &d, const std::vector<Part> &parts) const;
 	Fate judge(const Part &p, bool right_source) const;
-	void judge(Datagram &d) const;
+	void judge(Datagram &d, const std::vector<Part> &parts) const;
 
 	Config cfg_;
 	std::vector<Target> targets_;

@@ -30,6 +30,8 @@ struct Pkt {
 };
 
 constexpr uint32_t kMadSize = 256;	// IB_MGMT_MAD_SIZE
+constexpr uint32_t kMadHdr = 24;	// struct ib_mad_hdr
+constexpr uint8_t kMadBaseVersion = 1;	// IB_MGMT_BASE_VERSION
 
 bool is_ctrl(uint8_t type);
 bool has_payload(uint8_t type);
