@@ -35,6 +35,7 @@
 
 #include "../metaroce.h"
 #include "../stats.h"
+#include "../ud.h"
 #include "../verbs.h"
 #include "../xport.h"
 #include "../core/wire.h"
@@ -469,17 +470,22 @@ static void mrc_rc_exit(struct kunit *test)
 		put_net(t->net_b);
 }
 
-/* Poll @e's CQ for one completion, sleeping between tries. */
-static int mrc_t_wait_wc(struct mrc_t_end *e, struct ib_wc *wc)
+/* Poll @cq for one completion, sleeping between tries. */
+static int mrc_t_wait_cq(struct ib_cq *cq, struct ib_wc *wc)
 {
 	int ms;
 
 	for (ms = 0; ms < MRC_T_WAIT_MS; ms++) {
-		if (ib_poll_cq(e->cq, 1, wc) == 1)
+		if (ib_poll_cq(cq, 1, wc) == 1)
 			return 0;
 		usleep_range(1000, 2000);
 	}
 	return -ETIMEDOUT;
+}
+
+static int mrc_t_wait_wc(struct mrc_t_end *e, struct ib_wc *wc)
+{
+	return mrc_t_wait_cq(e->cq, wc);
 }
 
 static void mrc_t_fill(u8 *p, u32 len, u32 seed)
@@ -1215,6 +1221,230 @@ static void mrc_rc_destroyed_peer_still_acks(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&wb->dropped), 0);
 }
 
+/* A UD sender that refills its SQ from its completion handler, forever. */
+struct mrc_t_flood {
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	struct ib_ah *ah;
+	u32 remote_qpn;
+	u8 *buf;
+	u32 lkey;
+	u32 posted;
+	u32 done;
+	u32 failed;
+	u32 total;
+};
+
+#define MRC_T_FLOOD_QKEY	0x1234
+#define MRC_T_FLOOD_DEPTH	256
+#define MRC_T_FLOOD_LEN		64
+#define MRC_T_FLOOD_BUFS	32
+
+static bool mrc_t_flood_post_one(struct mrc_t_flood *f)
+{
+	u32 i = f->posted;
+	struct ib_sge sge = {
+		.addr = (uintptr_t)f->buf +
+			(i % MRC_T_FLOOD_BUFS) * MRC_T_FLOOD_LEN,
+		.length = MRC_T_FLOOD_LEN,
+		.lkey = f->lkey,
+	};
+	struct ib_ud_wr wr = {
+		.wr = {
+			.wr_id = i,
+			.opcode = IB_WR_SEND_WITH_IMM,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.ex.imm_data = cpu_to_be32(i),
+		},
+		.ah = f->ah,
+		.remote_qpn = f->remote_qpn,
+		.remote_qkey = MRC_T_FLOOD_QKEY,
+	};
+	const struct ib_send_wr *bad;
+
+	if (f->posted == f->total || f->posted - f->done == MRC_T_FLOOD_DEPTH)
+		return false;
+	/* counted first: the post may run the handler, which posts on */
+	f->posted++;
+	if (!ib_post_send(f->qp, &wr.wr, &bad))
+		return true;
+	f->posted--;
+	return false;
+}
+
+static void mrc_t_flood_handler(struct ib_cq *cq, void *ctx)
+{
+	struct mrc_t_flood *f = ctx;
+	struct ib_wc wc[16];
+	int n, i;
+
+	do {
+		while ((n = ib_poll_cq(cq, ARRAY_SIZE(wc), wc)) > 0) {
+			for (i = 0; i < n; i++)
+				if (wc[i].status != IB_WC_SUCCESS)
+					f->failed++;
+			f->done += n;
+		}
+		/* a process refilling its ring as fast as slots free up */
+		while (mrc_t_flood_post_one(f))
+			;
+	} while (ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+				  IB_CQ_REPORT_MISSED_EVENTS) > 0);
+}
+
+static struct ib_qp *mrc_t_ud_qp(struct mrc_t_end *e, struct ib_cq *scq,
+				 struct ib_cq *rcq)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UD,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.send_cq = scq,
+		.recv_cq = rcq,
+		.cap = {
+			.max_send_wr = MRC_T_FLOOD_DEPTH,
+			.max_recv_wr = MRC_T_FLOOD_DEPTH,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	struct ib_qp_attr a = { };
+	struct ib_qp *qp = ib_create_qp(e->pd, &init);
+
+	if (IS_ERR(qp))
+		return qp;
+	a.qp_state = IB_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = MRC_T_FLOOD_QKEY;
+	if (!ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			  IB_QP_PORT | IB_QP_QKEY)) {
+		a.qp_state = IB_QPS_RTR;
+		if (!ib_modify_qp(qp, &a, IB_QP_STATE)) {
+			a.qp_state = IB_QPS_RTS;
+			if (!ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN))
+				return qp;
+		}
+	}
+	ib_destroy_qp(qp);
+	return ERR_PTR(-EINVAL);
+}
+
+/*
+ * A sender that keeps its UD send queue full, refilling it from its
+ * completion handler as each datagram leaves, as a process does from a
+ * second thread while it rings: the post (for a process, the doorbell
+ * system call) returns after at most MRC_UD_TX_BUDGET WQEs, the work item
+ * sends the rest, and every datagram goes. B's receives get the first
+ * MRC_T_FLOOD_DEPTH of them, in order, every byte as sent.
+ */
+static void mrc_rc_ud_flood_returns_from_post(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	struct mrc_t_flood f = { .total = 8 * MRC_T_FLOOD_DEPTH };
+	struct ib_cq_init_attr cq_attr = { .cqe = 2 * MRC_T_FLOOD_DEPTH };
+	const u32 slot = 2 * MRC_T_FLOOD_LEN;
+	struct rdma_ah_attr ah_attr = { };
+	struct ib_qp *bqp = NULL;
+	union ib_gid dgid;
+	struct ib_cq *bcq = NULL;
+	u32 in_call, i, k;
+	struct ib_wc wc;
+	int ms;
+
+	for (k = 0; k < MRC_T_FLOOD_BUFS; k++)
+		mrc_t_fill(a->buf + k * MRC_T_FLOOD_LEN, MRC_T_FLOOD_LEN, k);
+	memset(b->buf, 0, MRC_T_FLOOD_DEPTH * slot);
+	f.buf = a->buf;
+	f.lkey = a->pd->local_dma_lkey;
+
+	bcq = ib_alloc_cq(&b->dev->ibdev, NULL, 2 * MRC_T_FLOOD_DEPTH, 0,
+			  IB_POLL_DIRECT);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bcq);
+	bqp = mrc_t_ud_qp(b, bcq, bcq);
+	if (IS_ERR(bqp))
+		goto out;
+	for (i = 0; i < MRC_T_FLOOD_DEPTH; i++) {
+		struct ib_sge sge = {
+			.addr = (uintptr_t)b->buf + i * slot,
+			.length = slot,
+			.lkey = b->pd->local_dma_lkey,
+		};
+		struct ib_recv_wr rwr = { .wr_id = i, .sg_list = &sge,
+					  .num_sge = 1 };
+		const struct ib_recv_wr *rbad;
+
+		KUNIT_ASSERT_EQ(test, ib_post_recv(bqp, &rwr, &rbad), 0);
+	}
+	f.remote_qpn = bqp->qp_num;
+
+	f.cq = ib_create_cq(&a->dev->ibdev, mrc_t_flood_handler, NULL, &f,
+			    &cq_attr);
+	if (IS_ERR(f.cq)) {
+		KUNIT_FAIL(test, "create_cq: %ld", PTR_ERR(f.cq));
+		f.cq = NULL;
+		goto out;
+	}
+	f.qp = mrc_t_ud_qp(a, f.cq, f.cq);
+	if (IS_ERR(f.qp)) {
+		KUNIT_FAIL(test, "UD QP: %ld", PTR_ERR(f.qp));
+		f.qp = NULL;
+		goto out;
+	}
+	dgid = b->gid->gid;
+	ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&ah_attr, 1);
+	rdma_ah_set_grh(&ah_attr, &dgid, 0, a->gid->index, 64, 0);
+	f.ah = rdma_create_ah(a->pd, &ah_attr, 0);
+	if (IS_ERR(f.ah)) {
+		KUNIT_FAIL(test, "create_ah: %ld", PTR_ERR(f.ah));
+		f.ah = NULL;
+		goto out;
+	}
+
+	/* one post, the doorbell; the handler refills from then on */
+	ib_req_notify_cq(f.cq, IB_CQ_NEXT_COMP);
+	KUNIT_ASSERT_TRUE(test, mrc_t_flood_post_one(&f));
+	in_call = f.done;
+	kunit_info(test, "%u WQEs sent inside one post, %u in all\n", in_call,
+		   f.total);
+	KUNIT_EXPECT_LE(test, in_call, (u32)MRC_UD_TX_BUDGET);
+
+	for (ms = 0; ms < MRC_T_WAIT_MS && f.done < f.total; ms++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, f.done, f.total);
+	KUNIT_EXPECT_EQ(test, f.failed, 0u);
+
+	for (i = 0; i < MRC_T_FLOOD_DEPTH; i++) {
+		u8 want[MRC_T_FLOOD_LEN];
+
+		KUNIT_ASSERT_EQ(test, mrc_t_wait_cq(bcq, &wc), 0);
+		KUNIT_ASSERT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "recv %u",
+				    i);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), i);
+		KUNIT_EXPECT_EQ(test, wc.byte_len,
+				(u32)sizeof(struct ib_grh) + MRC_T_FLOOD_LEN);
+		mrc_t_fill(want, MRC_T_FLOOD_LEN, i % MRC_T_FLOOD_BUFS);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(b->buf + i * slot +
+						 sizeof(struct ib_grh), want,
+						 MRC_T_FLOOD_LEN), 0,
+				    "datagram %u", i);
+	}
+out:
+	if (f.qp)
+		ib_destroy_qp(f.qp);
+	if (f.ah)
+		rdma_destroy_ah(f.ah, 0);
+	if (f.cq)
+		ib_destroy_cq(f.cq);
+	if (!IS_ERR_OR_NULL(bqp))
+		ib_destroy_qp(bqp);
+	ib_free_cq(bcq);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(bqp));
+}
+
 /* Post one local WR (REG_MR, LOCAL_INV) on @e's QP and wait for it. */
 static void mrc_t_local_wr(struct kunit *test, struct mrc_t_end *e,
 			   struct ib_send_wr *wr)
@@ -1334,6 +1564,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_small_messages_bundle),
 	KUNIT_CASE(mrc_rc_answers_ride_with_replies),
 	KUNIT_CASE(mrc_rc_destroyed_peer_still_acks),
+	KUNIT_CASE(mrc_rc_ud_flood_returns_from_post),
 	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
 	KUNIT_CASE(mrc_rc_resend_into_invalidated_mr),
 	{}
