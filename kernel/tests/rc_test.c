@@ -25,6 +25,7 @@
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/jhash.h>
+#include <linux/kthread.h>
 #include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
 #include <linux/user_namespace.h>
@@ -1221,6 +1222,106 @@ static void mrc_rc_destroyed_peer_still_acks(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&wb->dropped), 0);
 }
 
+static u32 mrc_t_lingering(struct mrc_linger *l)
+{
+	u32 n;
+
+	spin_lock_bh(&l->lock);
+	n = l->count;
+	spin_unlock_bh(&l->lock);
+	return n;
+}
+
+struct mrc_t_destroyer {
+	struct ib_qp *qp;
+	struct completion done;
+};
+
+static int mrc_t_destroy_fn(void *arg)
+{
+	struct mrc_t_destroyer *d = arg;
+
+	ib_destroy_qp(d->qp);
+	complete(&d->done);
+	return 0;
+}
+
+/*
+ * [REL-21] A lingering transport belongs to the device, whose reaper may
+ * free it at any time (at once with more than MRC_LINGER_MAX lingering).
+ * It must not become the device's while anyone still reaches it through
+ * the QP: a receive in flight or a queued ACK flush (ackq.c) holds a QP
+ * reference and calls mrc_xp_of(). Here the test holds such a reference
+ * while B's QP, whose connection received data, is destroyed: until the
+ * reference goes the transport stays the QP's, even when the reaper runs
+ * with every lingering transport expired, and it is still whole where the
+ * reference holder looks. Once the reference goes, destroy finishes and
+ * the transport lingers.
+ */
+static void mrc_rc_linger_waits_for_qp_references(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *b = &t->e[1];
+	struct mrc_linger *l = &b->dev->linger;
+	struct mrc_t_destroyer d = { .qp = b->qp };
+	struct task_struct *task;
+	unsigned long left;
+	struct mrc_qp *qp;
+	struct mrc_xp *xp;
+	bool dead = false;
+	int ms;
+
+	mrc_t_write(test, t, 4096);
+	qp = mrc_qp_get(&b->dev->ibdev, b->qp->qp_num);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	xp = mrc_xp_of(qp);
+	KUNIT_ASSERT_EQ(test, mrc_t_lingering(l), 0u);
+
+	init_completion(&d.done);
+	task = kthread_run(mrc_t_destroy_fn, &d, "mrc_t_destroy");
+	if (IS_ERR(task)) {
+		mrc_qp_put(qp);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, task);
+	}
+	b->qp = NULL;
+	/* destroy marks the transport dead, then waits for our reference */
+	for (ms = 0; ms < MRC_T_WAIT_MS && !dead; ms++) {
+		spin_lock_bh(&xp->lock);
+		dead = xp->dead;
+		spin_unlock_bh(&xp->lock);
+		if (!dead)
+			usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_TRUE(test, dead);
+	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
+	/* ... and hands nothing over yet */
+	KUNIT_EXPECT_EQ(test, mrc_t_lingering(l), 0u);
+
+	/* the reaper, with everything lingering expired, frees nothing of it */
+	spin_lock_bh(&l->lock);
+	{
+		struct mrc_xp *x;
+
+		list_for_each_entry(x, &l->list, linger_node)
+			x->linger_until = 0;
+	}
+	spin_unlock_bh(&l->lock);
+	mod_delayed_work(system_wq, &l->reap, 0);
+	flush_delayed_work(&l->reap);
+
+	/* what a queued ACK flush does with its reference (ackq.c) */
+	spin_lock_bh(&xp->lock);
+	KUNIT_EXPECT_TRUE(test, xp->dead && !xp->live && xp->qp == qp);
+	spin_unlock_bh(&xp->lock);
+
+	mrc_qp_put(qp);
+	left = wait_for_completion_timeout(&d.done,
+					   msecs_to_jiffies(MRC_T_WAIT_MS));
+	KUNIT_ASSERT_NE(test, left, 0ul);
+	/* now the device has it, and answers for the gone QP */
+	KUNIT_EXPECT_EQ(test, mrc_t_lingering(l), 1u);
+}
+
 /* A UD sender that refills its SQ from its completion handler, forever. */
 struct mrc_t_flood {
 	struct ib_qp *qp;
@@ -1564,6 +1665,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_small_messages_bundle),
 	KUNIT_CASE(mrc_rc_answers_ride_with_replies),
 	KUNIT_CASE(mrc_rc_destroyed_peer_still_acks),
+	KUNIT_CASE(mrc_rc_linger_waits_for_qp_references),
 	KUNIT_CASE(mrc_rc_ud_flood_returns_from_post),
 	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
 	KUNIT_CASE(mrc_rc_resend_into_invalidated_mr),
