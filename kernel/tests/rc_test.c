@@ -1322,6 +1322,56 @@ static void mrc_rc_linger_waits_for_qp_references(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrc_t_lingering(l), 1u);
 }
 
+/*
+ * A WRITE whose remote range wraps past 2^64 can name no MR, and no
+ * packet can carry it ([PKT-46]): it completes at once with
+ * IB_WC_REM_ACCESS_ERR, the answer a responder's range check gives
+ * (rdma_rxe's too), and the QP enters ERR. Nothing is sent, nothing
+ * resent: a request the wire cannot carry must not wait out the retries.
+ */
+static void mrc_rc_wrapping_remote_range_fails_at_once(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0];
+	struct mrc_xp *xa = mrc_xp_of(to_mrc_qp(a->qp));
+	struct ib_sge sge = {
+		.addr = (uintptr_t)a->buf,
+		.length = 4096,
+		.lkey = a->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = 0x7777,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge,
+			.num_sge = 1,
+		},
+	};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+	u64 segs, retx;
+
+	mrc_t_write(test, t, 4096);
+	retx = mrc_t_stat(a->dev, MRC_STAT_RETRANSMITS);
+	spin_lock_bh(&xa->lock);
+	segs = xa->conn.stats.tx_segs;
+	spin_unlock_bh(&xa->lock);
+
+	/* the last 100 bytes below 2^64, and 3996 past it */
+	wr.remote_addr = U64_MAX - 99;
+	wr.rkey = t->e[1].pd->unsafe_global_rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x7777ull);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, mrc_qp_state(to_mrc_qp(a->qp)), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(a->dev, MRC_STAT_RETRANSMITS), retx);
+	spin_lock_bh(&xa->lock);
+	KUNIT_EXPECT_EQ(test, xa->conn.stats.tx_segs, segs);
+	spin_unlock_bh(&xa->lock);
+}
+
 /* A UD sender that refills its SQ from its completion handler, forever. */
 struct mrc_t_flood {
 	struct ib_qp *qp;
@@ -1666,6 +1716,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_answers_ride_with_replies),
 	KUNIT_CASE(mrc_rc_destroyed_peer_still_acks),
 	KUNIT_CASE(mrc_rc_linger_waits_for_qp_references),
+	KUNIT_CASE(mrc_rc_wrapping_remote_range_fails_at_once),
 	KUNIT_CASE(mrc_rc_ud_flood_returns_from_post),
 	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
 	KUNIT_CASE(mrc_rc_resend_into_invalidated_mr),
