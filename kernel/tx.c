@@ -45,6 +45,26 @@ static int mrc_tx_check_sges(struct mrc_qp *qp, struct mrc_send_wqe *wqe,
 	return 0;
 }
 
+/*
+ * [PKT-46] a remote range that wraps 2^64 cannot be put on the wire, and
+ * no responder could grant access to it: refused here, as a responder
+ * would refuse it, instead of being retried until the retry count ran out.
+ */
+static bool mrc_tx_remote_wraps(const struct mrc_send_wqe *wqe)
+{
+	switch (wqe->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		return mrc_wire_va_wraps(wqe->wr.rdma.remote_addr, wqe->length);
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return mrc_wire_va_wraps(wqe->wr.atomic.remote_addr, sizeof(u64));
+	default:
+		return false;
+	}
+}
+
 /* Take one WQE; local operations finish here, in order. */
 static void mrc_tx_take(struct mrc_xp *xp, struct mrc_send_wqe *wqe)
 {
@@ -55,6 +75,11 @@ static void mrc_tx_take(struct mrc_xp *xp, struct mrc_send_wqe *wqe)
 	memset(e, 0, sizeof(*e));
 	e->wqe = wqe;
 	e->status = IB_WC_SUCCESS;
+	if (mrc_tx_remote_wraps(wqe)) {
+		e->status = IB_WC_REM_ACCESS_ERR;
+		e->done = true;
+		return;
+	}
 	switch (wqe->opcode) {
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_SEND_WITH_INV:

@@ -352,6 +352,12 @@ enum mrc_wire_reason {
 
 const char *mrc_wire_reason_str(enum mrc_wire_reason r);
 
+/* [PKT-46] @len bytes from @va pass 2^64. */
+static inline bool mrc_wire_va_wraps(u64 va, u64 len)
+{
+	return len && va > ~(u64)0 - (len - 1);
+}
+
 /* Extension length of a type (without imm); 0 for an unknown type. */
 u32 mrc_wire_ext_len(u8 type);
 
