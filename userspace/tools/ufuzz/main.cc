@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 	else if (a.mode == "traffic")
 		rc = traffic_main(e, a.seconds);
 	else if (a.mode == "verify")
-		rc = verify_transfer(e, "") ? 0 : 1;
+		rc = verify_transfer(e, "on a new QP") ? 0 : 1;
 	else
 		usage();
 	if (e.dead)

@@ -80,6 +80,10 @@ void op_cq(Env &e, Pool &p, Rng &rng)
 	}
 	switch (rng.below(6)) {
 	case 0:	// from the future: ignored, the old value stands
+		// (the value it last read: arming makes that the current one,
+		// else garbage in a row leaves the kernel's view ever older)
+		if (ibv_req_notify_cq(q.cq, 0))
+			note_errno(e, errno);
 		set_consumer(c, prod + num + 1 + static_cast<uint32_t>(rng.below(1u << 30)));
 		may_overflow = false;
 		break;
