@@ -28,7 +28,8 @@ ibv_cq *make_cq(Env &e, ibv_context *ctx, int cqe)
 	return cq;
 }
 
-void fqp_create(Env &e, FQp &q, ibv_qp_type type, ibv_srq *srq, int cqe, uint32_t depth)
+void fqp_create(Env &e, FQp &q, ibv_qp_type type, ibv_srq *srq, int cqe, uint32_t depth,
+		uint32_t max_send_sge)
 {
 	ibv_qp_init_attr ia{};
 
@@ -36,6 +37,7 @@ void fqp_create(Env &e, FQp &q, ibv_qp_type type, ibv_srq *srq, int cqe, uint32_
 	q.type = type;
 	q.srq = srq;
 	q.depth = depth;
+	q.max_sge = max_send_sge;
 	q.cqe = cqe ? cqe : 4 * (kSqDepth + kRqDepth);
 	q.cq = make_cq(e, e.ctx, q.cqe);
 	ia.send_cq = q.cq;
@@ -43,7 +45,7 @@ void fqp_create(Env &e, FQp &q, ibv_qp_type type, ibv_srq *srq, int cqe, uint32_
 	ia.srq = srq;
 	ia.cap.max_send_wr = depth;
 	ia.cap.max_recv_wr = srq ? 0 : depth;
-	ia.cap.max_send_sge = kMaxSge;
+	ia.cap.max_send_sge = max_send_sge;
 	ia.cap.max_recv_sge = srq ? 0 : kMaxSge;
 	ia.cap.max_inline_data = kMaxInline;
 	ia.qp_type = type;
@@ -70,10 +72,10 @@ void fqp_renew(Env &e, FQp &q)
 	ibv_qp_type type = q.type;
 	ibv_srq *srq = q.srq;
 	int cqe = q.cqe;
-	uint32_t depth = q.depth;
+	uint32_t depth = q.depth, max_sge = q.max_sge;
 
 	fqp_destroy(e, q);
-	fqp_create(e, q, type, srq, cqe, depth);
+	fqp_create(e, q, type, srq, cqe, depth, max_sge);
 }
 
 int fqp_state(FQp &q)
@@ -337,7 +339,8 @@ void pool_open(Env &e, Pool &p)
 	if (!e.srq)
 		die("create_srq: %s", strerror(errno));
 	fqp_create(e, p.rc, IBV_QPT_RC);
-	fqp_create(e, p.ud, IBV_QPT_UD);
+	// fewer SGEs than its slots hold: counts between the two must fail too
+	fqp_create(e, p.ud, IBV_QPT_UD, nullptr, 0, kSqDepth, 2);
 	fqp_create(e, p.rc_srq, IBV_QPT_RC, e.srq);
 	fqp_create(e, p.cqq, IBV_QPT_UD, nullptr, 16);
 }

@@ -18,6 +18,35 @@
 
 namespace ufz {
 
+// Commands a process's CQs and SRQs refuse: their rings cannot move, and
+// only the process polls them.
+static void ring_commands(Env &e, Pool &p, Rng &rng)
+{
+	struct {
+		ib_uverbs_cmd_hdr hdr;
+		ib_uverbs_resize_cq cmd;	// POLL_CQ's layout is a prefix of it
+	} c{};
+	static uint8_t resp[4096];
+	ibv_srq_attr sa{};
+
+	c.hdr.command = rng.pct(50) ? IB_USER_VERBS_CMD_POLL_CQ : IB_USER_VERBS_CMD_RESIZE_CQ;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = sizeof(resp) / 4 / 8;
+	c.cmd.response = reinterpret_cast<uintptr_t>(resp);
+	c.cmd.cq_handle = (rng.pct(50) ? p.ud.cq : p.cqq.cq)->handle;
+	c.cmd.cqe = static_cast<uint32_t>(rng.below(4096));
+	if (write(e.ctx->cmd_fd, &c, sizeof(c)) < 0)
+		note_errno(e, errno);
+	else
+		unexpected(e, "%s of a CQ the process polls succeeded",
+			   c.hdr.command == IB_USER_VERBS_CMD_POLL_CQ ? "POLL_CQ" : "RESIZE_CQ");
+	sa.max_wr = 1 + static_cast<uint32_t>(rng.below(4 * kSrqDepth));
+	if (int err = ibv_modify_srq(e.srq, &sa, IBV_SRQ_MAX_WR))
+		note_errno(e, err);
+	else
+		unexpected(e, "a mapped SRQ was resized to %u", sa.max_wr);
+}
+
 void op_doorbell(Env &e, Pool &p, Rng &rng)
 {
 	static const uint32_t cmds[] = {IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_POST_RECV,
@@ -37,6 +66,8 @@ void op_doorbell(Env &e, Pool &p, Rng &rng)
 
 	e.cls = kDoorbell;
 	e.t().ops++;
+	if (rng.pct(15))
+		return ring_commands(e, p, rng);
 	body.response = rng.pct(80) ? reinterpret_cast<uintptr_t>(resp) : rng.next();
 	body.qp_handle = handle;
 	body.wr_count = rng.pick({1u, 2u, 4u, rng.u32() % 64, 0xffffffffu, 0x10000u});

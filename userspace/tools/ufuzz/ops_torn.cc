@@ -42,7 +42,8 @@ struct Flipper {
 	bool send;
 	uint32_t good_lkey, max_inline;
 	std::atomic<uint32_t> base{0}, published{0};
-	std::atomic<bool> stop{false};
+	std::atomic<bool> stop{false}, index_ok{true};
+	std::atomic<uint64_t> loops{0};
 	std::thread t;
 
 	Flipper(Ring &ring, bool is_send, uint32_t lkey, uint32_t inl)
@@ -61,6 +62,15 @@ struct Flipper {
 		t.join();
 	}
 
+	// No more producer indices from the flipper: once it has gone round
+	// twice, none it chose before is still to be stored.
+	void hold_index()
+	{
+		index_ok = false;
+		for (uint64_t n = loops; loops < n + 2;)
+			usleep(10);
+	}
+
 	void loop(uint64_t seed)
 	{
 		Rng g(seed);
@@ -72,14 +82,15 @@ struct Flipper {
 			if (g.below(16) == 0) {
 				uint32_t p = published.load(std::memory_order_relaxed);
 
-				r.poke_producer(g.pct(50) ? p + r.r.num + 1 + g.u32() % 1024 :
-							    b + static_cast<uint32_t>(g.below(p - b + 1)));
-				continue;
-			}
-			if (send)
+				if (index_ok)
+					r.poke_producer(g.pct(50) ? p + r.r.num + 1 + g.u32() % 1024 :
+								    b + static_cast<uint32_t>(g.below(p - b + 1)));
+			} else if (send) {
 				flip_send(g, reinterpret_cast<metaroce_send_wqe *>(slot));
-			else
+			} else {
 				flip_recv(g, reinterpret_cast<metaroce_recv_wqe *>(slot));
+			}
+			loops++;
 		}
 	}
 
@@ -199,6 +210,7 @@ void torn_rq(Env &e, FQp &q, Rng &rng)
 		}
 		f.base = base;
 		f.published = base + kWin;
+		f.index_ok = true;
 		usleep(static_cast<useconds_t>(rng.below(200)));
 		q.rq.publish(base + kWin);
 		if (ibv_modify_qp(q.qp, &err, IBV_QP_STATE)) {
@@ -206,6 +218,7 @@ void torn_rq(Env &e, FQp &q, Rng &rng)
 			break;
 		}
 		// the flush may have seen an older index: what came since
+		f.hold_index();
 		q.rq.publish(base + kWin);
 		ring_rq(q);
 		poll_for(e, q.cq, wcs, e.wc_timeout_ms, kWin);

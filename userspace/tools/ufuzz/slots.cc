@@ -172,7 +172,7 @@ void slot_good_send(Env &e, FQp &q, uint8_t *slot, uint64_t id, Rng &rng)
 		sge(send_sges(slot), at(e, kDstOff + static_cast<uint32_t>(rng.below(kDstLen - len))),
 		    len, e.mr->lkey);
 	} else {
-		uint32_t n = 1 + static_cast<uint32_t>(rng.below(kMaxSge)), left = len;
+		uint32_t n = 1 + static_cast<uint32_t>(rng.below(q.max_sge)), left = len;
 
 		w->num_sge = n;
 		for (uint32_t i = 0; i < n; i++) {
@@ -251,7 +251,8 @@ bool slot_send_garbage(Env &e, FQp &q, uint8_t *slot, uint64_t id, Rng &rng)
 		break;
 	case 5:	// more SGEs than the QP's max, up to the slot's room
 		w->send_flags &= ~IBV_SEND_INLINE;
-		w->num_sge = kMaxSge + 1 + static_cast<uint32_t>(rng.below(cap > kMaxSge ? cap - kMaxSge : 1));
+		w->num_sge = q.max_sge + 1 +
+			     static_cast<uint32_t>(rng.below(cap > q.max_sge ? cap - q.max_sge : 1));
 		break;
 	case 6:
 		w->send_flags &= ~IBV_SEND_INLINE;
@@ -271,7 +272,7 @@ bool slot_send_garbage(Env &e, FQp &q, uint8_t *slot, uint64_t id, Rng &rng)
 		break;
 	case 9:	// lengths whose sum passes 2 GiB, or huge on their own
 		w->send_flags &= ~IBV_SEND_INLINE;
-		w->num_sge = 1 + static_cast<uint32_t>(rng.below(kMaxSge));
+		w->num_sge = 1 + static_cast<uint32_t>(rng.below(q.max_sge));
 		for (uint32_t i = 0; i < w->num_sge; i++)
 			sge(&s[i], at(e, kSrcOff), rng.pick({0xffffffffu, 0x80000000u, 0x7fffffffu}),
 			    e.mr->lkey);
@@ -361,7 +362,7 @@ bool slot_send_garbage(Env &e, FQp &q, uint8_t *slot, uint64_t id, Rng &rng)
 		forbidden = false;
 		break;
 	}
-	return forbidden || send_slot_malformed(q.type, w, kMaxSge, q.max_inline);
+	return forbidden || send_slot_malformed(q.type, w, q.max_sge, q.max_inline);
 }
 
 // Garbage into a receive slot. True when a message of at least one byte

@@ -160,6 +160,7 @@ struct FQp {
 	ibv_qp *qp = nullptr;
 	Ring sq, rq;
 	uint32_t max_inline = 0;
+	uint32_t max_sge = 0;		// send SGEs asked for (the slot may hold more)
 	// RC: the peer's QP and its MR
 	uint32_t peer_qpn = 0, peer_rkey = 0, peer_len = 0;
 	uint64_t peer_addr = 0;
@@ -225,7 +226,7 @@ void peer_free(const Peer &p, uint32_t qpn);
 // fqp.cc
 ibv_cq *make_cq(Env &e, ibv_context *ctx, int cqe);
 void fqp_create(Env &e, FQp &q, ibv_qp_type type, ibv_srq *srq = nullptr, int cqe = 0,
-		uint32_t depth = kSqDepth);
+		uint32_t depth = kSqDepth, uint32_t max_send_sge = kMaxSge);
 void fqp_destroy(Env &e, FQp &q);
 // destroy and make again as it was (after a QP stopped answering)
 void fqp_renew(Env &e, FQp &q);
