@@ -22,6 +22,7 @@ using mrc_tool::die;
 
 const char *const kClsName[kClsCount] = {
 	"sq", "rq", "srq", "cq", "index", "wrap", "torn", "keys", "ah", "doorbell", "mmap", "destroy",
+	"state",
 };
 
 void Rng::bytes(void *p, size_t n)
@@ -195,6 +196,7 @@ static uint64_t evidence(Cls c, const Tally &t)
 	case kDoorbell:
 	case kMmap:
 	case kDestroy:
+	case kState:
 		return t.errnos;
 	case kRq:
 		return t.wc_err && t.wc_flush ? 1 : 0;

@@ -159,6 +159,7 @@ constexpr unsigned kWeight[kClsCount] = {
 	8,	// doorbell
 	6,	// mmap
 	6,	// destroy
+	6,	// state
 };
 
 Cls draw(Rng &rng, uint32_t classes)
@@ -205,6 +206,8 @@ void run_op(Env &e, Pool &p, Cls c, Rng &rng)
 		return op_doorbell(e, p, rng);
 	case kMmap:
 		return op_mmap(e, p, rng);
+	case kState:
+		return op_state(e, p, rng);
 	default:
 		return op_destroy(e, p, rng);
 	}

@@ -57,6 +57,7 @@ enum Cls : int {
 	kDoorbell,	// raw uverbs write() commands
 	kMmap,		// mappings: bad offsets/sizes, private, stale, remapped
 	kDestroy,	// destroying objects with WRs outstanding, killed processes
+	kState,		// modify_qp to any state under traffic, destroy while rung
 	kClsCount
 };
 
@@ -288,6 +289,7 @@ void op_keys(Env &e, Pool &p, Rng &rng);
 void op_doorbell(Env &e, Pool &p, Rng &rng);
 void op_mmap(Env &e, Pool &p, Rng &rng);
 void op_destroy(Env &e, Pool &p, Rng &rng);
+void op_state(Env &e, Pool &p, Rng &rng);
 
 // The QPs the operations share: made once, re-armed when an op left one in ERR.
 struct Pool {
