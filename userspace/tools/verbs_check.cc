@@ -23,10 +23,7 @@
 // exit status 0 when every step passed.
 
 #include <arpa/inet.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -41,7 +38,9 @@
 #include <string>
 #include <vector>
 
+#include "pattern.h"
 #include "report.h"
+#include "tcp.h"
 
 const char *const mrc_tool::kName = "mrc_verbs_check";
 
@@ -52,43 +51,16 @@ constexpr size_t kSlot = 1u << 20;	// largest SEND
 constexpr uint32_t kDepth = 128;
 constexpr int kTimeoutMs = 60000;
 
+using mrc_tool::check;
 using mrc_tool::die;
 using mrc_tool::failures;
+using mrc_tool::fill;
+using mrc_tool::fnv1a;
 using mrc_tool::report;
-
-// The pattern of byte i of the stream named seed: every byte depends on
-// both, so misplaced, shifted or stale data all show.
-inline uint8_t pattern(uint64_t seed, uint64_t i)
-{
-	uint64_t x = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (i >> 3) * 0xbf58476d1ce4e5b9ull;
-
-	x ^= x >> 31;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 29;
-	return static_cast<uint8_t>(x >> ((i & 7) * 8));
-}
-
-void fill(uint8_t *p, size_t len, uint64_t seed)
-{
-	for (size_t i = 0; i < len; i++)
-		p[i] = pattern(seed, i);
-}
-
-// Offset of the first wrong byte, or -1.
-long check(const uint8_t *p, size_t len, uint64_t seed)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i] != pattern(seed, i))
-			return static_cast<long>(i);
-	return -1;
-}
-
-uint64_t fnv1a(const uint8_t *p, size_t len, uint64_t h = 0xcbf29ce484222325ull)
-{
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
+using mrc_tool::tcp_accept;
+using mrc_tool::tcp_connect;
+using mrc_tool::xread;
+using mrc_tool::xwrite;
 
 // --- control channel ----------------------------------------------------
 
@@ -103,34 +75,6 @@ struct Dest {
 	uint64_t addr;
 	uint8_t gid[16];
 };
-
-void xwrite(int fd, const void *p, size_t n)
-{
-	const char *c = static_cast<const char *>(p);
-
-	while (n) {
-		ssize_t r = write(fd, c, n);
-
-		if (r <= 0)
-			die("control write: %s", strerror(errno));
-		c += r;
-		n -= static_cast<size_t>(r);
-	}
-}
-
-void xread(int fd, void *p, size_t n)
-{
-	char *c = static_cast<char *>(p);
-
-	while (n) {
-		ssize_t r = read(fd, c, n);
-
-		if (r <= 0)
-			die("control read: %s", r ? strerror(errno) : "peer closed");
-		c += r;
-		n -= static_cast<size_t>(r);
-	}
-}
 
 void send_msg(int fd, uint32_t op, uint32_t arg = 0, uint64_t val = 0)
 {
@@ -147,46 +91,6 @@ Msg recv_msg(int fd, uint32_t want)
 	if (m.op != want)
 		die("control: got step %u, expected %u", m.op, want);
 	return m;
-}
-
-int tcp_connect(const char *host, int port)
-{
-	addrinfo hints{}, *res;
-	int fd = -1;
-
-	hints.ai_family = AF_INET;
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(host, std::to_string(port).c_str(), &hints, &res))
-		die("cannot resolve %s", host);
-	for (int t = 0; t < 100 && fd < 0; t++) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (connect(fd, res->ai_addr, res->ai_addrlen)) {
-			close(fd);
-			fd = -1;
-			usleep(100000);
-		}
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
-		die("cannot connect to %s:%d", host, port);
-	return fd;
-}
-
-int tcp_accept(int port)
-{
-	int one = 1, lfd = socket(AF_INET, SOCK_STREAM, 0), fd;
-	sockaddr_in a{};
-
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	a.sin_family = AF_INET;
-	a.sin_port = htons(static_cast<uint16_t>(port));
-	if (bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) || listen(lfd, 1))
-		die("listen on %d: %s", port, strerror(errno));
-	fd = accept(lfd, nullptr, nullptr);
-	close(lfd);
-	if (fd < 0)
-		die("accept: %s", strerror(errno));
-	return fd;
 }
 
 // --- verbs ----------------------------------------------------------------
