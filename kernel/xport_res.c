@@ -62,6 +62,7 @@ static int mrc_res_path(struct sk_buff *msg, const struct mrc_path *p,
 int mrc_xp_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct mrc_qp *qp = to_mrc_qp(ibqp);
+	struct nlattr *table;
 	struct mrc_xp *xp;
 	const struct mrc_conn *c;
 	u64 now = ktime_get_ns();
@@ -71,6 +72,9 @@ int mrc_xp_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 	xp = mrc_xp_of(qp);
 	if (!xp)
 		return 0;
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
 	spin_lock_bh(&xp->lock);
 	c = &xp->conn;
 	{
@@ -127,5 +131,10 @@ int mrc_xp_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 		err = mrc_res_path(msg, &c->path[i], now);
 out:
 	spin_unlock_bh(&xp->lock);
-	return err;
+	if (err) {
+		nla_nest_cancel(msg, table);
+		return err;
+	}
+	nla_nest_end(msg, table);
+	return 0;
 }
