@@ -190,6 +190,13 @@ mrc_evidence() {
 	rdma -dd resource show qp
 	echo "=== rdma resource show cm_id"
 	rdma resource show cm_id
+	# the CM's MADs by kind: a connection it ended by itself shows here
+	for d in /sys/class/infiniband/*/ports/1/cm_*; do
+		[ -d "$d" ] || continue
+		echo "=== $d"
+		grep . "$d"/* | sed 's|.*/||' | tr '\n' ' '
+		echo
+	done
 	echo "=== /sys/kernel/debug/metaroce"
 	if [ -d /sys/kernel/debug/metaroce ]; then
 		find /sys/kernel/debug/metaroce -type f | sort | while read -r f; do
