@@ -9,8 +9,9 @@
  *            and the per-QP work item
  *   tx.c     send engine: WQEs -> core messages -> packets; ACK/NAK in;
  *            send completions
- *   rx.c     receive: parse, QP lookup, placement, READ/ATOMIC
- *            execution, ACKs out, receive completions
+ *   demux.c  datagrams in: parse, bundles, QP lookup by type ([SEC-10])
+ *   rx.c     an RC QP's receive: source, state, cookie, placement,
+ *            READ/ATOMIC execution, ACKs out, receive completions
  *
  * Contexts and locking (also Documentation/design.rst):
  *  - xp->lock (spin_lock_bh) serialises everything below it: the core
@@ -209,9 +210,29 @@ int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig);
 bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 		       u32 len, u32 tag, u64 orig);
 
-/* rx.c */
+/*
+ * Where in the received skb the packet being processed starts: 0, or
+ * deeper for the packets of a bundle ([ENC-13]). The UDP layer is done
+ * with the control block once it hands us the skb.
+ */
+struct mrc_rx_cb {
+	u32 pkt_off;
+};
+
+#define MRC_RX_CB(skb)	((struct mrc_rx_cb *)(skb)->cb)
+
+/* demux.c: every datagram the UDP tunnel receives (net.h) */
 void mrc_rx_rcv(struct sk_buff *skb, bool ce);
 void mrc_rx_exit(void);
+
+/* rx.c, all with xp->lock held */
+/*
+ * One packet for @xp; true if it was taken and mrc_rx_pkts_done() must
+ * follow (once for all packets of a datagram).
+ */
+bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
+		const struct sk_buff *skb, bool ce, struct sk_buff_head *out);
+void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
 int mrc_rx_place_sgl(const struct mrc_pkt *pkt, const struct sk_buff *skb,
 		     const struct ib_pd *pd, const struct mrc_sge *sge,
 		     u32 num_sge, u64 offset);
