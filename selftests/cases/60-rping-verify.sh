@@ -6,6 +6,8 @@
 # 60000 B over IPv4, and 1000 B and 60000 B over IPv6; the client validates every ping it reads back (-V) and
 # prints it (-v), and the host checks each printed ping against rping's
 # pattern (rdma-ping-N: then letters from 'A'+N cycling 'A'..'z').
+# On a loaded host the seven runs took up to 300 s (soak, issue 30):
+# bed-timeout: 600
 set -euo pipefail
 # shellcheck source=lib/cm.bash
 . "$(dirname "$0")/lib/cm.bash"
