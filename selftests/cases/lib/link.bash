@@ -310,6 +310,8 @@ MRC_BAD_LOG='Oops|BUG:|kernel BUG at|WARNING:|KASAN|UBSAN|general protection fau
 # A case may define case_host_cleanup, run first on the host at the end.
 case_cleanup() {
 	local rc=$? vm
+	# a case cut by its time limit: was it the steps or the cleanup?
+	echo "$MRC_CASE: cleanup after ${SECONDS} s (status $rc)" >&2
 	if declare -F case_host_cleanup >/dev/null; then
 		case_host_cleanup || rc=1
 	fi
