@@ -35,16 +35,20 @@ test: deps-check
 	$(TALLY) $(RESULTS)/*.results || rc=1; \
 	exit $$rc
 
-# Runs too long for CI: the property tests at full scale and the bed cases in
-# selftests/long/ (if any).
+# Runs too long for CI: the property tests at full scale, the bed cases in
+# selftests/long/ (if any) and the soak (SOAK_REPS fresh-boot repetitions of
+# the rping, perftest and pingpong cases; mk/bed.mk).
 test-long: deps-check
-	@mkdir -p $(RESULTS) && rm -f $(RESULTS)/unit-long.results $(RESULTS)/bed-long.results
+	@mkdir -p $(RESULTS) && rm -f $(RESULTS)/unit-long.results $(RESULTS)/bed-long.results \
+		$(RESULTS)/soak.results
 	@rc=0; \
 	$(MAKE) --no-print-directory test-unit-long TALLY_SKIP=1 || rc=1; \
 	if ls $(TOP)/selftests/long/*.sh >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory test-bed-long TALLY_SKIP=1 || rc=1; \
 	fi; \
-	$(TALLY) $(RESULTS)/unit-long.results $(RESULTS)/bed-long.results || rc=1; \
+	$(MAKE) --no-print-directory test-soak TALLY_SKIP=1 || rc=1; \
+	$(TALLY) $(RESULTS)/unit-long.results $(RESULTS)/bed-long.results \
+		$(RESULTS)/soak.results || rc=1; \
 	exit $$rc
 
 clean:

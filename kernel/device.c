@@ -208,6 +208,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.alloc_ucontext = mrc_alloc_ucontext,
 	.dealloc_driver = mrc_dev_dealloc,
 	.dealloc_ucontext = mrc_dealloc_ucontext,
+	.fill_res_qp_entry = mrc_xp_fill_res_qp,
 	.disassociate_ucontext = mrc_disassociate_ucontext,
 	.get_hw_stats = mrc_get_hw_stats,
 	.get_link_layer = mrc_get_link_layer,

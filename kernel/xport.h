@@ -196,6 +196,9 @@ bool mrc_xp_from_peer(const struct mrc_xp *xp, const struct sk_buff *skb);
 int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out);
 
+/* xport_res.c: rdma -dd resource show qp */
+int mrc_xp_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp);
+
 /* tx.c, all with xp->lock held */
 void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 		struct sk_buff_head *out);

@@ -7,6 +7,11 @@
 #                          BED_UP_ARGS="--links 4 --mtu 9000"
 #                          BED_CASE_TIMEOUT=300 (s per case)
 #   make test-bed-long   the same for selftests/long/*.sh (part of make test-long)
+#   make test-soak       selftests/soak: SOAK_REPS repetitions of the rping,
+#                        perftest and pingpong cases (BED_CASES to choose),
+#                        each on a freshly booted bed (SOAK_REBOOT=0: one
+#                        bed), every failure's evidence kept in .cache/soak
+#                        (part of make test-long)
 #   make bed-up          boot the bed (BED_UP_ARGS) and leave it up
 #   make bed-shell       interactive shell in guest a (VM=b for b)
 #   make bed-status / bed-down
@@ -20,7 +25,7 @@ VM           ?= a
 # The bed reads the pinned kernel from here (it derives it itself when run alone).
 export KVER GUEST_KDIR
 
-.PHONY: test-bed test-bed-long bed-up bed-down bed-shell bed-status demo
+.PHONY: test-bed test-bed-long test-soak bed-up bed-down bed-shell bed-status demo
 
 test-bed: deps-check module userspace
 	@mkdir -p $(RESULTS)
@@ -31,6 +36,11 @@ test-bed-long: deps-check module userspace
 	@mkdir -p $(RESULTS)
 	@RESULTS=$(RESULTS) BED_SUITE=bed-long BED_UP_ARGS="$(BED_UP_ARGS)" \
 		$(TOP)/selftests/run-bed $(or $(BED_CASES),$(wildcard $(TOP)/selftests/long/*.sh))
+
+# Repetitions of the cases on fresh beds (make test-long), in soak.results.
+test-soak: deps-check module userspace
+	@mkdir -p $(RESULTS)
+	@RESULTS=$(RESULTS) BED_UP_ARGS="$(BED_UP_ARGS)" $(TOP)/selftests/soak $(BED_CASES)
 
 bed-up: deps-check module userspace
 	@$(BED) up $(BED_UP_ARGS)

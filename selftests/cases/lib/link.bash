@@ -182,6 +182,76 @@ holder_kill() {
 
 have_provider() { [ -e /etc/libibverbs.d/metaroce.driver ]; }
 
+# The transport's state, for a failure's evidence: every device's counters,
+# the QPs (with what the driver adds, -dd), CM IDs, the module's debugfs,
+# the processes and the kernel log's end.
+mrc_evidence() {
+	local d f
+	echo "=== $(hostname 2>/dev/null) uptime $(cut -d' ' -f1 /proc/uptime)"
+	echo "=== rdma link show"
+	rdma link show
+	for d in $(rdma link show | awk '$1 == "link" { print $2 }'); do
+		echo "=== rdma statistic show link $d"
+		rdma statistic show link "$d"
+	done
+	echo "=== rdma -dd resource show qp"
+	rdma -dd resource show qp
+	echo "=== rdma resource show cm_id"
+	rdma resource show cm_id
+	# the CM's MADs by kind: a connection it ended by itself shows here
+	for d in /sys/class/infiniband/*/ports/1/cm_*; do
+		[ -d "$d" ] || continue
+		echo "=== $d"
+		grep . "$d"/* | sed 's|.*/||' | tr '\n' ' '
+		echo
+	done
+	echo "=== /sys/kernel/debug/metaroce"
+	if [ -d /sys/kernel/debug/metaroce ]; then
+		find /sys/kernel/debug/metaroce -type f | sort | while read -r f; do
+			echo "$f: $(cat "$f" 2>&1)"
+		done
+	fi
+	echo "=== ps"
+	ps -eo pid,stat,wchan:24,comm 2>/dev/null || ps
+	echo "=== dmesg (end)"
+	dmesg | tail -n 150
+	return 0
+}
+
+# limited SECS CMD...: CMD under a time limit, as timeout(1) (status 124 when
+# it ran out). A CMD still running then hangs: the transport's state goes to
+# /tmp/mrc-evidence.CASE (mrc_evidence) while the hung QPs still exist, then
+# CMD is killed; case_cleanup brings the file to the host.
+limited() {
+	local secs=$1 pid t
+	shift
+	"$@" &
+	pid=$!
+	sleep "$secs" &
+	t=$!
+	wait -n "$pid" "$t"
+	if kill -0 "$pid" 2>/dev/null; then
+		mrc_evidence > "/tmp/mrc-evidence.$MRC_CASE" 2>&1
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		return 124
+	fi
+	kill "$t" 2>/dev/null
+	wait "$pid"
+}
+
+# Whatever limited() kept, then the state now.
+mrc_evidence_all() {
+	local f
+	for f in /tmp/mrc-evidence.*; do
+		[ -e "$f" ] || continue
+		echo "##### $f (when the command ran out of time)"
+		cat "$f"
+	done
+	echo "##### now"
+	mrc_evidence
+}
+
 # The kernel log after the last line containing MARK.
 log_since() {
 	dmesg | awk -v m="$1" \
@@ -224,6 +294,7 @@ MRC_CASE=$(basename "$0" .sh)
 case_guest_begin() {
 	modprobe metaroce
 	mrc_delete_all
+	rm -f /tmp/mrc-evidence.*
 	echo "mrc-case: begin $1" > /dev/kmsg
 }
 
@@ -247,8 +318,17 @@ MRC_BAD_LOG=$(grep -v -e '^#' -e '^$' "$TOP/selftests/lib/bad-kernel-log" | past
 # A case may define case_host_cleanup, run first on the host at the end.
 case_cleanup() {
 	local rc=$? vm
+	# a case cut by its time limit: was it the steps or the cleanup?
+	echo "$MRC_CASE: cleanup after ${SECONDS} s (status $rc)" >&2
 	if declare -F case_host_cleanup >/dev/null; then
 		case_host_cleanup || rc=1
+	fi
+	# a failure's evidence (selftests/soak), before the cleanup deletes it
+	if [ $rc != 0 ] && [ -n "${MRC_EVIDENCE:-}" ]; then
+		mkdir -p "$MRC_EVIDENCE"
+		for vm in a b; do
+			g "$vm" mrc_evidence_all > "$MRC_EVIDENCE/$MRC_CASE-$vm.txt" 2>&1
+		done
 	fi
 	for vm in a b; do
 		g "$vm" case_guest_end "$MRC_CASE" || rc=1
