@@ -19,14 +19,6 @@ NF_SEED=${NETFUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 # shellcheck disable=SC2034
 NF_ROUNDS=50 NF_COUNT=20000 NF_RATE=1000 NF_ROUND_S=600 NF_NVME=${NETFUZZ_NVME:-1} NF_FIO_SIZE=16M
 
-case_guest_cleanup() {
-	nf_down
-	case $MRC_VM in
-	a) nvmf_host_down ;;
-	b) nvmf_target_down ;;
-	esac
-}
-
 case_main "$@"
 nf_run
 echo "ok: 70-netfuzz-1m"

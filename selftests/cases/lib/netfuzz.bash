@@ -65,6 +65,16 @@ nf_down() {
 	ip addr del "$NF_WRONG6/64" dev eth0 2>/dev/null || true
 }
 
+# Both guests as they were, whatever part of the case ran (case_main
+# calls it at the end).
+case_guest_cleanup() {
+	nf_down
+	case $MRC_VM in
+	a) nvmf_host_down ;;
+	b) nvmf_target_down ;;
+	esac
+}
+
 # nf_churn NAME CMD...: run CMD (a sacrificial connection) again and
 # again, detached, until the stop file appears. Its runs may fail: the fuzzer sends it its right cookies. A run that
 # could not connect (its server not listening yet) is retried after a
