@@ -30,14 +30,6 @@ NF_SEED=${NETFUZZ_SEED:-1}
 # shellcheck disable=SC2034
 NF_ROUNDS=4 NF_COUNT=4000 NF_RATE=500 NF_ROUND_S=30 NF_NVME=${NETFUZZ_NVME:-0} NF_FIO_SIZE=8M
 
-case_guest_cleanup() {
-	nf_down
-	case $MRC_VM in
-	a) nvmf_host_down ;;
-	b) nvmf_target_down ;;
-	esac
-}
-
 case_main "$@"
 nf_run
 echo "ok: 70-netfuzz"

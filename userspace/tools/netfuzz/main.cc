@@ -301,6 +301,7 @@ void sleep_until(double t)
 void pick_icrc()
 {
 	static uint8_t buf[16384];
+	volatile uint32_t sink;
 	double t[2];
 
 	if (!mrc_wire_icrc_cpu_available())
@@ -308,11 +309,11 @@ void pick_icrc()
 	for (int cpu = 0; cpu < 2; cpu++) {
 		double t0 = now_s();
 
-		for (int i = 0; i < 4; i++)
-			buf[i] = static_cast<uint8_t>(cpu ? mrc_wire_icrc_update_cpu(~0u, buf, sizeof(buf)) :
-				 mrc_wire_icrc_update_portable(~0u, buf, sizeof(buf)));
+		sink = cpu ? mrc_wire_icrc_update_cpu(~0u, buf, sizeof(buf)) :
+			     mrc_wire_icrc_update_portable(~0u, buf, sizeof(buf));
 		t[cpu] = now_s() - t0;
 	}
+	(void)sink;
 	mrc_wire_icrc_use_cpu(t[1] <= t[0]);
 }
 
@@ -333,6 +334,48 @@ struct Tally {
 	uint64_t of(Fate f) const { return fates[static_cast<int>(f)]; }
 };
 
+// What the run is: seed, range, targets, and the command that repeats it.
+void print_plan(const Options &o, const Generator &g, uint64_t end)
+{
+	printf("netfuzz: seed %" PRIu64 ", datagrams #%" PRIu64 "..#%" PRIu64
+	       ", %zu targets, %zu source ports\n", o.cfg.seed, o.start, end - 1,
+	       g.targets().size(), g.ports().size());
+	for (size_t k = 0; k < g.targets().size(); k++) {
+		const Target &t = g.targets()[k];
+
+		printf("netfuzz: target %zu: %s qpn %u", k, role_name(t.role), t.qpn);
+		if (t.role == Role::Near)
+			printf("-%u", t.qpn_hi);
+		if (t.cookies)
+			printf(" rq_psn 0x%x sq_psn 0x%x", t.rq_psn, t.sq_psn);
+		if (t.role == Role::Ud)
+			printf(" qkey 0x%x", t.qkey);
+		printf("%s\n", t.protect ? " (protected)" : "");
+	}
+	printf("netfuzz: reproduce: %s\n", o.argv.c_str());
+	fflush(stdout);
+}
+
+void print_summary(const Options &o, const Tally &tally, uint64_t next, double dt)
+{
+	printf("netfuzz: sent %" PRIu64 " datagrams (%" PRIu64 " packets) in %.1f s, %.0f/s:"
+	       " %" PRIu64 " valid, %" PRIu64 " nearly valid, %" PRIu64 " random, %" PRIu64
+	       " ACK bundles, %" PRIu64 " packet bundles\n",
+	       tally.datagrams, tally.packets, dt, dt > 0 ? tally.datagrams / dt : 0.0,
+	       tally.cls[0], tally.cls[1], tally.cls[2], tally.cls[3], tally.cls[4]);
+	// what the receiver's drop counters must have grown by, at least
+	// (rx_drop_malformed: by malformed, plus no_mad where the receiver
+	// filters what is no MAD, and nothing else)
+	printf("netfuzz-counts: seed=%" PRIu64 " next=%" PRIu64 " datagrams=%" PRIu64
+	       " packets=%" PRIu64 " malformed=%" PRIu64 " no_mad=%" PRIu64 " no_qp=%" PRIu64
+	       " qp_type=%" PRIu64 " qkey=%" PRIu64 " dropped=%" PRIu64 " may=%" PRIu64 "\n",
+	       o.cfg.seed, next, tally.datagrams, tally.packets,
+	       tally.of(Fate::Malformed) + tally.of(Fate::Oversize), tally.of(Fate::NoMad),
+	       tally.of(Fate::NoQp), tally.of(Fate::QpType), tally.of(Fate::QKey),
+	       tally.packets - tally.of(Fate::May) - tally.of(Fate::NoMad),
+	       tally.of(Fate::May));
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -351,24 +394,7 @@ int main(int argc, char **argv)
 			dump(stdout, g, g.make(i));
 		return 0;
 	}
-	printf("netfuzz: seed %" PRIu64 ", datagrams #%" PRIu64 "..#%" PRIu64
-	       ", %zu targets, %zu source ports\n", o.cfg.seed, o.start, end - 1,
-	       g.targets().size(), g.ports().size());
-	for (size_t k = 0; k < g.targets().size(); k++) {
-		const Target &t = g.targets()[k];
-
-		printf("netfuzz: target %zu: %s qpn %u", k, role_name(t.role), t.qpn);
-		if (t.role == Role::Near)
-			printf("-%u", t.qpn_hi);
-		if (t.cookies)
-			printf(" rq_psn 0x%x sq_psn 0x%x", t.rq_psn, t.sq_psn);
-		if (t.role == Role::Ud)
-			printf(" qkey 0x%x", t.qkey);
-		printf("%s\n", t.protect ? " (protected)" : "");
-	}
-	printf("netfuzz: reproduce: %s\n", o.argv.c_str());
-	fflush(stdout);
-
+	print_plan(o, g, end);
 	Sender tx(o.ep);
 	t0 = now_s();
 	limit_at = t0 + o.limit;
@@ -396,22 +422,6 @@ int main(int argc, char **argv)
 		}
 	}
 
-	double dt = now_s() - t0;
-	printf("netfuzz: sent %" PRIu64 " datagrams (%" PRIu64 " packets) in %.1f s, %.0f/s:"
-	       " %" PRIu64 " valid, %" PRIu64 " nearly valid, %" PRIu64 " random, %" PRIu64
-	       " ACK bundles, %" PRIu64 " packet bundles\n",
-	       tally.datagrams, tally.packets, dt, dt > 0 ? tally.datagrams / dt : 0.0,
-	       tally.cls[0], tally.cls[1], tally.cls[2], tally.cls[3], tally.cls[4]);
-	// what the receiver's drop counters must have grown by, at least
-	// (rx_drop_malformed: by malformed, plus no_mad where the receiver
-	// filters what is no MAD, and nothing else)
-	printf("netfuzz-counts: seed=%" PRIu64 " next=%" PRIu64 " datagrams=%" PRIu64
-	       " packets=%" PRIu64 " malformed=%" PRIu64 " no_mad=%" PRIu64 " no_qp=%" PRIu64
-	       " qp_type=%" PRIu64 " qkey=%" PRIu64 " dropped=%" PRIu64 " may=%" PRIu64 "\n",
-	       o.cfg.seed, i, tally.datagrams, tally.packets,
-	       tally.of(Fate::Malformed) + tally.of(Fate::Oversize), tally.of(Fate::NoMad),
-	       tally.of(Fate::NoQp), tally.of(Fate::QpType), tally.of(Fate::QKey),
-	       tally.packets - tally.of(Fate::May) - tally.of(Fate::NoMad),
-	       tally.of(Fate::May));
+	print_summary(o, tally, i, now_s() - t0);
 	return 0;
 }
