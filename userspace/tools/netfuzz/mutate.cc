@@ -14,7 +14,6 @@ namespace mrc_netfuzz::detail {
 
 namespace {
 
-constexpr uint16_t kFirstLast = MRC_F_FIRST | MRC_F_LAST;
 constexpr uint16_t kDefined = 0x01ff;	// flag bits 0-8 ([PKT-30])
 
 struct Mut {

@@ -113,7 +113,7 @@ int churn_main(Env &e, uint64_t cycles)
 		FQp q;
 		uint32_t len = 4096u << rng.below(5);	// 4..64 KiB each way
 		auto *buf = static_cast<uint8_t *>(aligned_alloc(4096, 2 * len));
-		ibv_mr *mr = ibv_reg_mr(e.pd, buf, 2 * len, IBV_ACCESS_LOCAL_WRITE);
+		ibv_mr *mr = ibv_reg_mr(e.pd, buf, 2 * len, static_cast<int>(IBV_ACCESS_LOCAL_WRITE));
 		ibv_ah *ah = ibv_create_ah(e.pd, &e.ah_attr);
 
 		e.op = i;
@@ -168,7 +168,7 @@ int traffic_main(Env &e, int seconds)
 	FQp rc, ud;
 	constexpr uint32_t kLen = 64 << 10;
 	auto *buf = static_cast<uint8_t *>(aligned_alloc(4096, 2 * kLen));
-	ibv_mr *mr = ibv_reg_mr(e.pd, buf, 2 * kLen, IBV_ACCESS_LOCAL_WRITE);
+	ibv_mr *mr = ibv_reg_mr(e.pd, buf, 2 * kLen, static_cast<int>(IBV_ACCESS_LOCAL_WRITE));
 	auto end = Clock::now() + std::chrono::seconds(seconds);
 	uint64_t rounds = 0;
 

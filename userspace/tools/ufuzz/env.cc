@@ -90,7 +90,7 @@ void env_open(Env &e, const char *dev, int gidx)
 		die("out of memory");
 	memset(e.buf, 0, kBufLen);
 	e.mr = ibv_reg_mr(e.pd, e.buf, kBufLen, kAll);
-	e.mr_ro = ibv_reg_mr(e.pd, e.buf, kBufLen, IBV_ACCESS_REMOTE_READ);
+	e.mr_ro = ibv_reg_mr(e.pd, e.buf, kBufLen, static_cast<int>(IBV_ACCESS_REMOTE_READ));
 	e.mr_pd2 = ibv_reg_mr(e.pd2, e.buf, kBufLen, kAll);
 	ibv_mr *dead = ibv_reg_mr(e.pd, e.buf, 4096, kAll);
 	if (!e.mr || !e.mr_ro || !e.mr_pd2 || !dead)

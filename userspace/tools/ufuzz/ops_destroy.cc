@@ -65,7 +65,7 @@ void destroy_busy(Env &e, Rng &rng)
 	FQp q;
 	constexpr size_t kLen = 64 << 10;
 	auto *buf = static_cast<uint8_t *>(aligned_alloc(4096, kLen));
-	ibv_mr *mr = ibv_reg_mr(e.pd, buf, kLen, IBV_ACCESS_LOCAL_WRITE);
+	ibv_mr *mr = ibv_reg_mr(e.pd, buf, kLen, static_cast<int>(IBV_ACCESS_LOCAL_WRITE));
 
 	if (!buf || !mr) {
 		unexpected(e, "reg_mr: %s", strerror(errno));
@@ -127,7 +127,7 @@ void close_busy(Env &e, Rng &rng)
 	x.ah = ibv_create_ah(x.pd, &e.ah_attr);
 	constexpr size_t kLen = 64 << 10;
 	auto *buf = static_cast<uint8_t *>(aligned_alloc(4096, kLen));
-	ibv_mr *mr = x.pd ? ibv_reg_mr(x.pd, buf, kLen, IBV_ACCESS_LOCAL_WRITE) : nullptr;
+	ibv_mr *mr = x.pd ? ibv_reg_mr(x.pd, buf, kLen, static_cast<int>(IBV_ACCESS_LOCAL_WRITE)) : nullptr;
 
 	if (!x.pd || !x.ah || !mr) {
 		unexpected(e, "a second context: %s", strerror(errno));
@@ -168,7 +168,7 @@ void kill_child(Env &e, Rng &rng)
 		x.op = e.op;
 		x.ah = x.pd ? ibv_create_ah(x.pd, &e.ah_attr) : nullptr;
 		x.buf = static_cast<uint8_t *>(aligned_alloc(4096, kBufLen));
-		x.mr = x.pd ? ibv_reg_mr(x.pd, x.buf, kBufLen, IBV_ACCESS_LOCAL_WRITE) : nullptr;
+		x.mr = x.pd ? ibv_reg_mr(x.pd, x.buf, kBufLen, static_cast<int>(IBV_ACCESS_LOCAL_WRITE)) : nullptr;
 		if (!x.ah || !x.mr)
 			_exit(3);
 		x.mr_ro = x.mr_pd2 = x.mr;

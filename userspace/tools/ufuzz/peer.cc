@@ -38,6 +38,8 @@ constexpr size_t kTargetLen = 4 << 20;	// what the clients may WRITE/READ
 constexpr size_t kVerifyLen = 1 << 20;
 constexpr int kMaxQps = 48;		// per client
 constexpr auto kReplyWait = std::chrono::seconds(20);
+constexpr int kRemoteAll = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
 struct Reply {			// an answer that waits for completions
 	bool pending = false;
@@ -146,10 +148,8 @@ int make_qp(Server &p, PQp &q, ibv_qp_type type, const PeerReq *req)
 		q.own_mr = true;
 		q.target = static_cast<uint8_t *>(aligned_alloc(4096, kVerifyLen + kRecvs * kRecvLen));
 		q.rbuf = q.target + kVerifyLen;
-		q.tmr = ibv_reg_mr(p.pd, q.target, kVerifyLen,
-				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-					   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
-		q.rmr = ibv_reg_mr(p.pd, q.rbuf, kRecvs * kRecvLen, IBV_ACCESS_LOCAL_WRITE);
+		q.tmr = ibv_reg_mr(p.pd, q.target, kVerifyLen, kRemoteAll);
+		q.rmr = ibv_reg_mr(p.pd, q.rbuf, kRecvs * kRecvLen, static_cast<int>(IBV_ACCESS_LOCAL_WRITE));
 		if (!q.tmr || !q.rmr)
 			return errno;
 	} else {
@@ -458,10 +458,8 @@ int peer_main(const char *dev, int gidx, int port)
 		die("peer: alloc_pd/query_gid: %s", strerror(errno));
 	p.target = static_cast<uint8_t *>(aligned_alloc(4096, kTargetLen + kRecvArea));
 	p.rbuf = p.target + kTargetLen;
-	p.tmr = ibv_reg_mr(p.pd, p.target, kTargetLen,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
-	p.rmr = ibv_reg_mr(p.pd, p.rbuf, kRecvArea, IBV_ACCESS_LOCAL_WRITE);
+	p.tmr = ibv_reg_mr(p.pd, p.target, kTargetLen, kRemoteAll);
+	p.rmr = ibv_reg_mr(p.pd, p.rbuf, kRecvArea, static_cast<int>(IBV_ACCESS_LOCAL_WRITE));
 	if (!p.tmr || !p.rmr)
 		die("peer: reg_mr: %s", strerror(errno));
 	p.ud = std::make_unique<PQp>();

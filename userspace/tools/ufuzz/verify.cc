@@ -122,7 +122,7 @@ bool verify_transfer(Env &e, const char *what)
 	v.pd = ibv_alloc_pd(v.ctx);
 	v.cq = v.pd ? ibv_create_cq(v.ctx, 4 * kChunks, nullptr, nullptr, 0) : nullptr;
 	v.buf = static_cast<uint8_t *>(aligned_alloc(4096, 2 * kLen));
-	v.mr = v.pd ? ibv_reg_mr(v.pd, v.buf, 2 * kLen, IBV_ACCESS_LOCAL_WRITE) : nullptr;
+	v.mr = v.pd ? ibv_reg_mr(v.pd, v.buf, 2 * kLen, static_cast<int>(IBV_ACCESS_LOCAL_WRITE)) : nullptr;
 	uint8_t *src = v.buf, *dst = v.buf + kLen;
 
 	if (!v.cq || !v.mr || !connect(e, v)) {
