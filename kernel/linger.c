@@ -11,6 +11,14 @@
  * A device keeps at most MRC_LINGER_MAX of them for MRC_LINGER_NS each;
  * its reaper frees them oldest first, after an RCU grace period, since
  * receivers find them under RCU.
+ *
+ * Lifetime: the QP owns its transport until hooks->release, which runs
+ * once every QP reference is gone. Receivers and the ACK flush tasklet
+ * (ackq.c) hold such a reference while they use qp->xport, so the
+ * transport is handed to the device only there (mrc_linger_start()), and
+ * from then on only the list under RCU reaches it. Between destroy and
+ * release its QP number is in no table: packets for it are dropped, as
+ * for any unknown QP.
  */
 
 #include "linger.h"

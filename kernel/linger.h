@@ -29,8 +29,9 @@ void mrc_linger_init(struct mrc_linger *l);
 void mrc_linger_purge(struct mrc_linger *l);
 
 /*
- * With the transport dead and its timer and work stopped, and the QP
- * still there: keep the transport; hooks->release must not free it.
+ * From hooks->release: the transport is dead, its timer and work are
+ * stopped, no QP reference is left, and the QP's memory is still there.
+ * The device owns the transport from here; the caller must not touch it.
  */
 void mrc_linger_start(struct mrc_xp *xp);
 

@@ -11,9 +11,10 @@
  * resolved here, per WQE, in the QP's PD (mrc_ah_lookup()).
  *
  * Contexts: sends run in the poster's context when that is process or
- * softirq context (a work item otherwise); one sender at a time per QP,
- * and a post from inside a completion handler only asks the running
- * sender to look again. Receives run in the UDP encap softirq, one at a
+ * softirq context (a work item otherwise), at most MRC_UD_TX_BUDGET WQEs
+ * per run, the rest in the work item; one sender at a time per QP, and a
+ * post from inside a completion handler only asks the running sender to
+ * look again. Receives run in the UDP encap softirq, one at a
  * time per QP (rx_lock), so completions retire the WQE they filled.
  */
 
@@ -163,8 +164,17 @@ static enum ib_wc_status mrc_ud_send_one(struct mrc_ud *ud,
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * At most MRC_UD_TX_BUDGET WQEs per run: a process that refills its ring
+ * from another thread as fast as WQEs leave would otherwise keep this
+ * loop, and its doorbell system call (or a softirq), going for good. The
+ * rest is left to the work item, which runs the same budget and queues
+ * itself again, so the CPU is given back between runs; a burst of up to
+ * a budget still leaves at once, in the poster's context.
+ */
 static void mrc_ud_send_all(struct mrc_ud *ud)
 {
+	u32 budget = MRC_UD_TX_BUDGET;
 	struct mrc_send_wqe *wqe;
 
 	spin_lock_bh(&ud->lock);
@@ -177,17 +187,21 @@ static void mrc_ud_send_all(struct mrc_ud *ud)
 	do {
 		ud->again = false;
 		spin_unlock_bh(&ud->lock);
-		while ((wqe = mrc_qp_next_send_wqe(ud->qp))) {
+		while (budget && (wqe = mrc_qp_next_send_wqe(ud->qp))) {
 			enum ib_wc_status st = IB_WC_LOC_QP_OP_ERR;
 
 			if (wqe->opcode != MRC_WR_INVALID)
 				st = mrc_ud_send_one(ud, wqe);
 			/* may call a handler that posts: it sets ->again */
 			mrc_qp_complete_send(ud->qp, st);
+			budget--;
 		}
 		spin_lock_bh(&ud->lock);
-	} while (ud->again && !ud->dead);
+	} while (ud->again && budget && !ud->dead);
 	ud->busy = false;
+	/* under the lock: destroy sets dead, then cancels the work */
+	if (!budget && !ud->dead)
+		queue_work(system_highpri_wq, &ud->work);
 	spin_unlock_bh(&ud->lock);
 }
 

@@ -874,7 +874,6 @@ static void mrc_xp_destroy(struct mrc_qp *qp)
 {
 	struct mrc_xp *xp = mrc_xp_of(qp);
 	struct sk_buff_head out;
-	bool linger;
 
 	if (!xp)
 		return;
@@ -888,16 +887,17 @@ static void mrc_xp_destroy(struct mrc_qp *qp)
 		mrc_conn_ack_release(&xp->conn);
 		mrc_rx_acks(xp, ktime_get_ns(), &out);
 	}
-	/* [REL-21] a healthy connection that received data answers on */
-	linger = xp->live && mrc_conn_may_linger(&xp->conn);
+	/*
+	 * [REL-21] a healthy connection that received data answers on,
+	 * but only from release: see mrc_xp_release()
+	 */
+	xp->linger_due = xp->live && mrc_conn_may_linger(&xp->conn);
 	xp->dead = true;
 	xp->live = false;
 	mrc_xp_unlock_xmit(xp, &out);
 	/* nothing re-arms or re-queues once dead is seen under the lock */
 	hrtimer_cancel(&xp->timer);
 	cancel_work_sync(&xp->work);
-	if (linger)
-		mrc_linger_start(xp);
 }
 
 void mrc_xp_free(struct mrc_xp *xp)
@@ -907,6 +907,11 @@ void mrc_xp_free(struct mrc_xp *xp)
 	kvfree(xp);
 }
 
+/*
+ * Every QP reference is gone (a receive in flight, a queued ACK flush):
+ * nobody reaches the transport through the QP any more, so only now may
+ * it become the device's, whose reaper frees it at any time (linger.c).
+ */
 static void mrc_xp_release(struct mrc_qp *qp)
 {
 	struct mrc_xp *xp = mrc_xp_of(qp);
@@ -914,8 +919,9 @@ static void mrc_xp_release(struct mrc_qp *qp)
 	if (!xp)
 		return;
 	qp->xport = NULL;
-	/* a lingering transport is the device's now (linger.c) */
-	if (!xp->lingering)
+	if (xp->linger_due)
+		mrc_linger_start(xp);
+	else
 		mrc_xp_free(xp);
 }
 

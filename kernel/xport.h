@@ -29,8 +29,10 @@
  *    dropped, in build order (mrc_xp_unlock_xmit()).
  *  - Destroy: hooks->destroy marks the transport dead under the lock
  *    (nobody queues work or arms the timer after that), then cancels the
- *    timer and the work; hooks->release frees it once every QP reference
- *    (receive in flight) is gone.
+ *    timer and the work. hooks->release runs once every QP reference (a
+ *    receive in flight, a queued ACK flush) is gone, so nobody can reach
+ *    the transport through the QP: only then is it freed, or handed to
+ *    the device to linger (linger.c), whose reaper may free it at once.
  */
 #ifndef _MRC_XPORT_H
 #define _MRC_XPORT_H
@@ -157,6 +159,7 @@ struct mrc_xp {
 	struct mrc_xp_rmsg rmsg[MRC_CONN_MSGS];
 
 	/* lingering after the QP was destroyed (linger.c) */
+	bool linger_due;		/* destroy chose to; release hands over */
 	bool lingering;
 	u64 linger_until;
 	struct mrc_av linger_av;

@@ -98,12 +98,6 @@ static bool mrc_carries_payload(u8 type)
 	       type == MRC_PKT_UD_SEND;
 }
 
-/* True when [va, va + len) wraps past 2^64. */
-static bool mrc_va_wraps(u64 va, u64 len)
-{
-	return len && va > ~(u64)0 - (len - 1);
-}
-
 /* [PKT-40..44] one segment of a SEND, WRITE or READ_RESP message. */
 static enum mrc_wire_reason mrc_check_segment(u16 flags, u32 offset,
 					      u32 payload_len, u32 total_len)
@@ -134,7 +128,7 @@ static enum mrc_wire_reason mrc_check_ext(const struct mrc_pkt *pkt)
 		/* [PKT-47] only a WRITE with immediate consumes a receive */
 		if (pkt->write.rsn && !(pkt->flags & MRC_F_IMM))
 			return MRC_WIRE_E_RESERVED;
-		if (mrc_va_wraps(pkt->write.va, pkt->write.total_len))
+		if (mrc_wire_va_wraps(pkt->write.va, pkt->write.total_len))
 			return MRC_WIRE_E_VA_OVERFLOW;
 		return mrc_check_segment(pkt->flags, pkt->write.offset,
 					 pkt->payload_len, pkt->write.total_len);
@@ -147,7 +141,7 @@ static enum mrc_wire_reason mrc_check_ext(const struct mrc_pkt *pkt)
 			return MRC_WIRE_E_BAD_FLAGS;
 		if (pkt->read_req.len > MRC_WIRE_MAX_MSG_LEN)
 			return MRC_WIRE_E_BAD_LENGTH;
-		if (mrc_va_wraps(pkt->read_req.va, pkt->read_req.len))
+		if (mrc_wire_va_wraps(pkt->read_req.va, pkt->read_req.len))
 			return MRC_WIRE_E_VA_OVERFLOW;
 		return MRC_WIRE_OK;
 	case MRC_PKT_ATOMIC:
@@ -159,7 +153,7 @@ static enum mrc_wire_reason mrc_check_ext(const struct mrc_pkt *pkt)
 		if (pkt->atomic.op == MRC_ATOMIC_FETCH_ADD &&
 		    pkt->atomic.compare)
 			return MRC_WIRE_E_RESERVED;
-		if (mrc_va_wraps(pkt->atomic.va, sizeof(u64)))
+		if (mrc_wire_va_wraps(pkt->atomic.va, sizeof(u64)))
 			return MRC_WIRE_E_VA_OVERFLOW;
 		return MRC_WIRE_OK;
 	case MRC_PKT_ATOMIC_RESP:

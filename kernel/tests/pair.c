@@ -421,17 +421,22 @@ void mrc_t_pair_exit(struct kunit *test)
 		put_net(t->net_b);
 }
 
-/* Poll @e's CQ for one completion, sleeping between tries. */
-int mrc_t_wait_wc(struct mrc_t_end *e, struct ib_wc *wc)
+/* Poll @cq for one completion, sleeping between tries. */
+int mrc_t_wait_cq(struct ib_cq *cq, struct ib_wc *wc)
 {
 	int ms;
 
 	for (ms = 0; ms < MRC_T_WAIT_MS; ms++) {
-		if (ib_poll_cq(e->cq, 1, wc) == 1)
+		if (ib_poll_cq(cq, 1, wc) == 1)
 			return 0;
 		usleep_range(1000, 2000);
 	}
 	return -ETIMEDOUT;
+}
+
+int mrc_t_wait_wc(struct mrc_t_end *e, struct ib_wc *wc)
+{
+	return mrc_t_wait_cq(e->cq, wc);
 }
 
 void mrc_t_fill(u8 *p, u32 len, u32 seed)

@@ -72,7 +72,8 @@ int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
  */
 u32 mrc_t_wire_release(struct mrc_t_wire *w, bool reversed);
 
-/* Poll @e's CQ for one completion, sleeping between tries. */
+/* Poll @cq (@e's CQ) for one completion, sleeping between tries. */
+int mrc_t_wait_cq(struct ib_cq *cq, struct ib_wc *wc);
 int mrc_t_wait_wc(struct mrc_t_end *e, struct ib_wc *wc);
 void mrc_t_fill(u8 *p, u32 len, u32 seed);
 /* A signaled WRITE or READ of @len bytes, A's buffer to B's at @off. */

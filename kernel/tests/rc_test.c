@@ -15,6 +15,7 @@
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/jhash.h>
+#include <linux/kthread.h>
 #include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
 #include <linux/user_namespace.h>
@@ -25,6 +26,7 @@
 
 #include "../metaroce.h"
 #include "../stats.h"
+#include "../ud.h"
 #include "../verbs.h"
 #include "../xport.h"
 #include "../core/wire.h"
@@ -561,6 +563,380 @@ static void mrc_rc_destroyed_peer_still_acks(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&wb->dropped), 0);
 }
 
+static u32 mrc_t_lingering(struct mrc_linger *l)
+{
+	u32 n;
+
+	spin_lock_bh(&l->lock);
+	n = l->count;
+	spin_unlock_bh(&l->lock);
+	return n;
+}
+
+struct mrc_t_destroyer {
+	struct ib_qp *qp;
+	struct completion done;
+};
+
+static int mrc_t_destroy_fn(void *arg)
+{
+	struct mrc_t_destroyer *d = arg;
+
+	ib_destroy_qp(d->qp);
+	complete(&d->done);
+	return 0;
+}
+
+/*
+ * [REL-21] A lingering transport belongs to the device, whose reaper may
+ * free it at any time (at once with more than MRC_LINGER_MAX lingering).
+ * It must not become the device's while anyone still reaches it through
+ * the QP: a receive in flight or a queued ACK flush (ackq.c) holds a QP
+ * reference and calls mrc_xp_of(). Here the test holds such a reference
+ * while B's QP, whose connection received data, is destroyed: until the
+ * reference goes the transport stays the QP's, even when the reaper runs
+ * with every lingering transport expired, and it is still whole where the
+ * reference holder looks. Once the reference goes, destroy finishes and
+ * the transport lingers.
+ */
+static void mrc_rc_linger_waits_for_qp_references(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *b = &t->e[1];
+	struct mrc_linger *l = &b->dev->linger;
+	struct mrc_t_destroyer d = { .qp = b->qp };
+	struct task_struct *task;
+	unsigned long left;
+	struct mrc_qp *qp;
+	struct mrc_xp *xp;
+	bool dead = false;
+	int ms;
+
+	mrc_t_write(test, t, 4096);
+	qp = mrc_qp_get(&b->dev->ibdev, b->qp->qp_num);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	xp = mrc_xp_of(qp);
+	KUNIT_ASSERT_EQ(test, mrc_t_lingering(l), 0u);
+
+	init_completion(&d.done);
+	task = kthread_run(mrc_t_destroy_fn, &d, "mrc_t_destroy");
+	if (IS_ERR(task)) {
+		mrc_qp_put(qp);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, task);
+	}
+	b->qp = NULL;
+	/* destroy marks the transport dead, then waits for our reference */
+	for (ms = 0; ms < MRC_T_WAIT_MS && !dead; ms++) {
+		spin_lock_bh(&xp->lock);
+		dead = xp->dead;
+		spin_unlock_bh(&xp->lock);
+		if (!dead)
+			usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_TRUE(test, dead);
+	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
+	/* ... and hands nothing over yet */
+	KUNIT_EXPECT_EQ(test, mrc_t_lingering(l), 0u);
+
+	/* the reaper, with everything lingering expired, frees nothing of it */
+	spin_lock_bh(&l->lock);
+	{
+		struct mrc_xp *x;
+
+		list_for_each_entry(x, &l->list, linger_node)
+			x->linger_until = 0;
+	}
+	spin_unlock_bh(&l->lock);
+	mod_delayed_work(system_wq, &l->reap, 0);
+	flush_delayed_work(&l->reap);
+
+	/* what a queued ACK flush does with its reference (ackq.c) */
+	spin_lock_bh(&xp->lock);
+	KUNIT_EXPECT_TRUE(test, xp->dead && !xp->live && xp->qp == qp);
+	spin_unlock_bh(&xp->lock);
+
+	mrc_qp_put(qp);
+	left = wait_for_completion_timeout(&d.done,
+					   msecs_to_jiffies(MRC_T_WAIT_MS));
+	KUNIT_ASSERT_NE(test, left, 0ul);
+	/* now the device has it, and answers for the gone QP */
+	KUNIT_EXPECT_EQ(test, mrc_t_lingering(l), 1u);
+}
+
+/*
+ * A WRITE whose remote range wraps past 2^64 can name no MR, and no
+ * packet can carry it ([PKT-46]): it completes at once with
+ * IB_WC_REM_ACCESS_ERR, the answer a responder's range check gives
+ * (rdma_rxe's too), and the QP enters ERR. Nothing is sent, nothing
+ * resent: a request the wire cannot carry must not wait out the retries.
+ */
+static void mrc_rc_wrapping_remote_range_fails_at_once(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0];
+	struct mrc_xp *xa = mrc_xp_of(to_mrc_qp(a->qp));
+	struct ib_sge sge = {
+		.addr = (uintptr_t)a->buf,
+		.length = 4096,
+		.lkey = a->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = 0x7777,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge,
+			.num_sge = 1,
+		},
+	};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+	u64 segs, retx;
+
+	mrc_t_write(test, t, 4096);
+	retx = mrc_t_stat(a->dev, MRC_STAT_RETRANSMITS);
+	spin_lock_bh(&xa->lock);
+	segs = xa->conn.stats.tx_segs;
+	spin_unlock_bh(&xa->lock);
+
+	/* the last 100 bytes below 2^64, and 3996 past it */
+	wr.remote_addr = U64_MAX - 99;
+	wr.rkey = t->e[1].pd->unsafe_global_rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x7777ull);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, mrc_qp_state(to_mrc_qp(a->qp)), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(a->dev, MRC_STAT_RETRANSMITS), retx);
+	spin_lock_bh(&xa->lock);
+	KUNIT_EXPECT_EQ(test, xa->conn.stats.tx_segs, segs);
+	spin_unlock_bh(&xa->lock);
+}
+
+/* A UD sender that refills its SQ from its completion handler, forever. */
+struct mrc_t_flood {
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	struct ib_ah *ah;
+	u32 remote_qpn;
+	u8 *buf;
+	u32 lkey;
+	u32 posted;
+	u32 done;
+	u32 failed;
+	u32 total;
+};
+
+#define MRC_T_FLOOD_QKEY	0x1234
+#define MRC_T_FLOOD_DEPTH	256
+#define MRC_T_FLOOD_LEN		64
+#define MRC_T_FLOOD_BUFS	32
+
+static bool mrc_t_flood_post_one(struct mrc_t_flood *f)
+{
+	u32 i = f->posted;
+	struct ib_sge sge = {
+		.addr = (uintptr_t)f->buf +
+			(i % MRC_T_FLOOD_BUFS) * MRC_T_FLOOD_LEN,
+		.length = MRC_T_FLOOD_LEN,
+		.lkey = f->lkey,
+	};
+	struct ib_ud_wr wr = {
+		.wr = {
+			.wr_id = i,
+			.opcode = IB_WR_SEND_WITH_IMM,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.ex.imm_data = cpu_to_be32(i),
+		},
+		.ah = f->ah,
+		.remote_qpn = f->remote_qpn,
+		.remote_qkey = MRC_T_FLOOD_QKEY,
+	};
+	const struct ib_send_wr *bad;
+
+	if (f->posted == f->total || f->posted - f->done == MRC_T_FLOOD_DEPTH)
+		return false;
+	/* counted first: the post may run the handler, which posts on */
+	f->posted++;
+	if (!ib_post_send(f->qp, &wr.wr, &bad))
+		return true;
+	f->posted--;
+	return false;
+}
+
+static void mrc_t_flood_handler(struct ib_cq *cq, void *ctx)
+{
+	struct mrc_t_flood *f = ctx;
+	struct ib_wc wc[16];
+	int n, i;
+
+	do {
+		while ((n = ib_poll_cq(cq, ARRAY_SIZE(wc), wc)) > 0) {
+			for (i = 0; i < n; i++)
+				if (wc[i].status != IB_WC_SUCCESS)
+					f->failed++;
+			f->done += n;
+		}
+		/* a process refilling its ring as fast as slots free up */
+		while (mrc_t_flood_post_one(f))
+			;
+	} while (ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+				  IB_CQ_REPORT_MISSED_EVENTS) > 0);
+}
+
+static struct ib_qp *mrc_t_ud_qp(struct mrc_t_end *e, struct ib_cq *scq,
+				 struct ib_cq *rcq)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UD,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.send_cq = scq,
+		.recv_cq = rcq,
+		.cap = {
+			.max_send_wr = MRC_T_FLOOD_DEPTH,
+			.max_recv_wr = MRC_T_FLOOD_DEPTH,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	struct ib_qp_attr a = { };
+	struct ib_qp *qp = ib_create_qp(e->pd, &init);
+
+	if (IS_ERR(qp))
+		return qp;
+	a.qp_state = IB_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = MRC_T_FLOOD_QKEY;
+	if (!ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			  IB_QP_PORT | IB_QP_QKEY)) {
+		a.qp_state = IB_QPS_RTR;
+		if (!ib_modify_qp(qp, &a, IB_QP_STATE)) {
+			a.qp_state = IB_QPS_RTS;
+			if (!ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN))
+				return qp;
+		}
+	}
+	ib_destroy_qp(qp);
+	return ERR_PTR(-EINVAL);
+}
+
+/*
+ * A sender that keeps its UD send queue full, refilling it from its
+ * completion handler as each datagram leaves, as a process does from a
+ * second thread while it rings: the post (for a process, the doorbell
+ * system call) returns after at most MRC_UD_TX_BUDGET WQEs, the work item
+ * sends the rest, and every datagram goes. B's receives get the first
+ * MRC_T_FLOOD_DEPTH of them, in order, every byte as sent.
+ */
+static void mrc_rc_ud_flood_returns_from_post(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
+	struct mrc_t_flood f = { .total = 8 * MRC_T_FLOOD_DEPTH };
+	struct ib_cq_init_attr cq_attr = { .cqe = 2 * MRC_T_FLOOD_DEPTH };
+	const u32 slot = 2 * MRC_T_FLOOD_LEN;
+	struct rdma_ah_attr ah_attr = { };
+	struct ib_qp *bqp = NULL;
+	union ib_gid dgid;
+	struct ib_cq *bcq = NULL;
+	u32 in_call, i, k;
+	struct ib_wc wc;
+	int ms;
+
+	for (k = 0; k < MRC_T_FLOOD_BUFS; k++)
+		mrc_t_fill(a->buf + k * MRC_T_FLOOD_LEN, MRC_T_FLOOD_LEN, k);
+	memset(b->buf, 0, MRC_T_FLOOD_DEPTH * slot);
+	f.buf = a->buf;
+	f.lkey = a->pd->local_dma_lkey;
+
+	bcq = ib_alloc_cq(&b->dev->ibdev, NULL, 2 * MRC_T_FLOOD_DEPTH, 0,
+			  IB_POLL_DIRECT);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bcq);
+	bqp = mrc_t_ud_qp(b, bcq, bcq);
+	if (IS_ERR(bqp))
+		goto out;
+	for (i = 0; i < MRC_T_FLOOD_DEPTH; i++) {
+		struct ib_sge sge = {
+			.addr = (uintptr_t)b->buf + i * slot,
+			.length = slot,
+			.lkey = b->pd->local_dma_lkey,
+		};
+		struct ib_recv_wr rwr = { .wr_id = i, .sg_list = &sge,
+					  .num_sge = 1 };
+		const struct ib_recv_wr *rbad;
+
+		KUNIT_ASSERT_EQ(test, ib_post_recv(bqp, &rwr, &rbad), 0);
+	}
+	f.remote_qpn = bqp->qp_num;
+
+	f.cq = ib_create_cq(&a->dev->ibdev, mrc_t_flood_handler, NULL, &f,
+			    &cq_attr);
+	if (IS_ERR(f.cq)) {
+		KUNIT_FAIL(test, "create_cq: %ld", PTR_ERR(f.cq));
+		f.cq = NULL;
+		goto out;
+	}
+	f.qp = mrc_t_ud_qp(a, f.cq, f.cq);
+	if (IS_ERR(f.qp)) {
+		KUNIT_FAIL(test, "UD QP: %ld", PTR_ERR(f.qp));
+		f.qp = NULL;
+		goto out;
+	}
+	dgid = b->gid->gid;
+	ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&ah_attr, 1);
+	rdma_ah_set_grh(&ah_attr, &dgid, 0, a->gid->index, 64, 0);
+	f.ah = rdma_create_ah(a->pd, &ah_attr, 0);
+	if (IS_ERR(f.ah)) {
+		KUNIT_FAIL(test, "create_ah: %ld", PTR_ERR(f.ah));
+		f.ah = NULL;
+		goto out;
+	}
+
+	/* one post, the doorbell; the handler refills from then on */
+	ib_req_notify_cq(f.cq, IB_CQ_NEXT_COMP);
+	KUNIT_ASSERT_TRUE(test, mrc_t_flood_post_one(&f));
+	in_call = f.done;
+	kunit_info(test, "%u WQEs sent inside one post, %u in all\n", in_call,
+		   f.total);
+	KUNIT_EXPECT_LE(test, in_call, (u32)MRC_UD_TX_BUDGET);
+
+	for (ms = 0; ms < MRC_T_WAIT_MS && f.done < f.total; ms++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, f.done, f.total);
+	KUNIT_EXPECT_EQ(test, f.failed, 0u);
+
+	for (i = 0; i < MRC_T_FLOOD_DEPTH; i++) {
+		u8 want[MRC_T_FLOOD_LEN];
+
+		KUNIT_ASSERT_EQ(test, mrc_t_wait_cq(bcq, &wc), 0);
+		KUNIT_ASSERT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "recv %u",
+				    i);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), i);
+		KUNIT_EXPECT_EQ(test, wc.byte_len,
+				(u32)sizeof(struct ib_grh) + MRC_T_FLOOD_LEN);
+		mrc_t_fill(want, MRC_T_FLOOD_LEN, i % MRC_T_FLOOD_BUFS);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(b->buf + i * slot +
+						 sizeof(struct ib_grh), want,
+						 MRC_T_FLOOD_LEN), 0,
+				    "datagram %u", i);
+	}
+out:
+	if (f.qp)
+		ib_destroy_qp(f.qp);
+	if (f.ah)
+		rdma_destroy_ah(f.ah, 0);
+	if (f.cq)
+		ib_destroy_cq(f.cq);
+	if (!IS_ERR_OR_NULL(bqp))
+		ib_destroy_qp(bqp);
+	ib_free_cq(bcq);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(bqp));
+}
+
 /* Post one local WR (REG_MR, LOCAL_INV) on @e's QP and wait for it. */
 static void mrc_t_local_wr(struct kunit *test, struct mrc_t_end *e,
 			   struct ib_send_wr *wr)
@@ -679,6 +1055,9 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_small_messages_bundle),
 	KUNIT_CASE(mrc_rc_answers_ride_with_replies),
 	KUNIT_CASE(mrc_rc_destroyed_peer_still_acks),
+	KUNIT_CASE(mrc_rc_linger_waits_for_qp_references),
+	KUNIT_CASE(mrc_rc_wrapping_remote_range_fails_at_once),
+	KUNIT_CASE(mrc_rc_ud_flood_returns_from_post),
 	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
 	KUNIT_CASE(mrc_rc_resend_into_invalidated_mr),
 	{}
