@@ -5,6 +5,7 @@
 #   make test       every test but the long ones; ends with "N passed, N failed"
 #   make test-long  the long runs (full-scale property tests, selftests/long/)
 #   make demo       boot the two-VM bed and show metaroce at work
+#   make test-debug every bed case on the debug guest kernel (mk/debug.mk)
 #
 # Test results: each suite writes lines "ok <name>" or "fail <name>" into
 # $(RESULTS)/<suite>.results; $(TALLY) sums them into the closing line.
@@ -21,6 +22,7 @@ include mk/bed.mk
 include mk/kunit.mk
 include mk/bench.mk
 include mk/bpf.mk
+include mk/debug.mk
 
 all: deps-check module userspace
 

@@ -11,10 +11,19 @@
  * A device keeps at most MRC_LINGER_MAX of them for MRC_LINGER_NS each;
  * its reaper frees them oldest first, after an RCU grace period, since
  * receivers find them under RCU.
+ *
+ * Lifetime: the QP owns its transport until hooks->release, which runs
+ * once every QP reference is gone. Receivers and the ACK flush tasklet
+ * (ackq.c) hold such a reference while they use qp->xport, so the
+ * transport is handed to the device only there (mrc_linger_start()), and
+ * from then on only the list under RCU reaches it. Between destroy and
+ * release its QP number is in no table: packets for it are dropped, as
+ * for any unknown QP.
  */
 
 #include "linger.h"
 #include "metaroce.h"
+#include "stats.h"
 #include "xport.h"
 
 #define MRC_LINGER_NS	NSEC_PER_SEC
@@ -106,8 +115,10 @@ void mrc_linger_start(struct mrc_xp *xp)
 				   nsecs_to_jiffies(MRC_LINGER_NS) + 1);
 }
 
-bool mrc_linger_rcv(struct mrc_dev *dev, const struct mrc_pkt *pkt, bool ce)
+void mrc_linger_rcv(struct mrc_dev *dev, const struct sk_buff *skb,
+		    const struct mrc_pkt *pkt, bool ce)
 {
+	enum mrc_stat why = MRC_STAT_RX_DROP_NO_QP;
 	struct mrc_linger *l = &dev->linger;
 	struct sk_buff_head out;
 	struct mrc_rx_seg seg;
@@ -116,7 +127,7 @@ bool mrc_linger_rcv(struct mrc_dev *dev, const struct mrc_pkt *pkt, bool ce)
 
 	/* ACKs and NAKs for a lingering side are not wanted ([REL-21]) */
 	if (!READ_ONCE(l->count) || !mrc_conn_rx_seg_from_pkt(pkt, ce, &seg))
-		return false;
+		goto drop;
 	__skb_queue_head_init(&out);
 	rcu_read_lock();
 	list_for_each_entry_rcu(xp, &l->list, linger_node) {
@@ -126,14 +137,23 @@ bool mrc_linger_rcv(struct mrc_dev *dev, const struct mrc_pkt *pkt, bool ce)
 			continue;
 		spin_lock_bh(&xp->lock);
 		now = ktime_get_ns();
-		if (pkt->cookie == xp->rx_cookie &&
-		    mrc_conn_rx_linger(&xp->conn, now, &seg) == MRC_RX_DUP) {
+		if (!mrc_xp_from_peer(xp, skb)) {
+			why = MRC_STAT_RX_DROP_SOURCE;
+		} else if (pkt->cookie != xp->rx_cookie) {
+			why = MRC_STAT_RX_DROP_COOKIE;
+		} else if (mrc_conn_rx_linger(&xp->conn, now, &seg) ==
+			   MRC_RX_DUP) {
 			mrc_rx_acks(xp, now, &out);
 			acked = true;
+		} else {
+			why = MRC_STAT_RX_DROP_QP_STATE; /* new data: no taker */
 		}
 		mrc_xp_unlock_xmit(xp, &out);
 		break;
 	}
 	rcu_read_unlock();
-	return acked;
+	if (acked)
+		return;
+drop:
+	mrc_stat_drop(dev, why);
 }

@@ -14,6 +14,7 @@
 struct mrc_dev;
 struct mrc_pkt;
 struct mrc_xp;
+struct sk_buff;
 
 /* Per device: its lingering transports, oldest first. */
 struct mrc_linger {
@@ -28,12 +29,17 @@ void mrc_linger_init(struct mrc_linger *l);
 void mrc_linger_purge(struct mrc_linger *l);
 
 /*
- * With the transport dead and its timer and work stopped, and the QP
- * still there: keep the transport; hooks->release must not free it.
+ * From hooks->release: the transport is dead, its timer and work are
+ * stopped, no QP reference is left, and the QP's memory is still there.
+ * The device owns the transport from here; the caller must not touch it.
  */
 void mrc_linger_start(struct mrc_xp *xp);
 
-/* A packet for a QP number no QP has: true if a lingering one took it. */
-bool mrc_linger_rcv(struct mrc_dev *dev, const struct mrc_pkt *pkt, bool ce);
+/*
+ * A packet in @skb for a QP number no QP has: a lingering transport
+ * answers it, or it is dropped and counted.
+ */
+void mrc_linger_rcv(struct mrc_dev *dev, const struct sk_buff *skb,
+		    const struct mrc_pkt *pkt, bool ce);
 
 #endif /* _MRC_LINGER_H */

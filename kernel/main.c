@@ -28,6 +28,7 @@
 #include "core/wire.h"
 #include "fault.h"
 #include "metaroce.h"
+#include "net.h"
 #include "txbuf.h"
 #include "xport.h"
 
@@ -390,10 +391,15 @@ static int __init mrc_init(void)
 	err = mrc_fault_init();
 	if (err)
 		goto out_txbuf;
+	err = mrc_net_init();
+	if (err)
+		goto out_fault;
 	mrc_ackq_init();
 	rdma_link_register(&mrc_link_ops);
 	return 0;
 
+out_fault:
+	mrc_fault_exit();
 out_txbuf:
 	mrc_txbuf_exit();
 out_notifier:
@@ -407,6 +413,8 @@ static void __exit mrc_exit(void)
 	/* Waits for newlink calls in flight; no device is created after. */
 	rdma_link_unregister(&mrc_link_ops);
 	mrc_unregister_all();
+	/* no device is left to hold a socket; this closes none in practice */
+	mrc_net_fini();
 	mrc_rx_exit();
 	mrc_ackq_exit();
 	mrc_fault_exit();

@@ -5,6 +5,18 @@
  * reference count by every user in that namespace. Sockets open in the
  * namespace of the netdev, so a device in a container talks from there.
  *
+ * A kernel socket holds no reference on its namespace (one would keep the
+ * namespace alive for as long as a QP lingers, and its devices with it),
+ * so the namespace's exit (pernet_operations) closes the sockets of every
+ * struct mrc_net in it, held or not: a device on a netdev that dies with its namespace or leaves it
+ * goes away asynchronously, and a lingering transport ([REL-21]) keeps
+ * its mrc_net until its device is freed. Once closed, a holder's sends
+ * fail (-ENETDOWN) until its last put frees the rest. The sockets are
+ * published under RCU for that: a sender reads them in an RCU section and
+ * takes the namespace from the socket; the exit unpublishes them and
+ * waits for those sections before it releases them. @net is a lookup key
+ * only, read under mrc_nets_lock while the namespace lives.
+ *
  * Receive runs in the UDP encap hook (softirq): the UDP checksum was
  * verified by the stack, we read the ECN CE mark from the IP header, pull
  * the UDP header and hand the rest to the one receive handler. Transmit
@@ -41,11 +53,12 @@ MODULE_PARM_DESC(udp_port, "UDP destination port of MetaRoCE packets");
 struct mrc_net {
 	struct list_head list;		/* in mrc_nets, under mrc_nets_lock */
 	refcount_t ref;
-	struct net *net;		/* key only: the socket lives in it */
+	struct net *net;		/* key only, while on mrc_nets */
 	u16 port;
 	mrc_net_rcv_t rcv;
-	struct socket *sock4;
-	struct socket *sock6;		/* NULL when IPv6 is off */
+	struct socket __rcu *sock4;	/* NULL once the namespace's exit ran */
+	struct socket __rcu *sock6;	/* ... or when IPv6 is off */
+	struct rcu_head rcu;		/* receivers find us under RCU */
 };
 
 static LIST_HEAD(mrc_nets);
@@ -116,6 +129,11 @@ struct mrc_net *mrc_net_get(struct net *net, mrc_net_rcv_t rcv)
 			goto out;
 		}
 	}
+	/* a dying namespace's exit may have run: it would close nothing new */
+	if (!check_net(net)) {
+		n = ERR_PTR(-ENETDOWN);
+		goto out;
+	}
 	n = kzalloc(sizeof(*n), GFP_KERNEL);
 	if (!n) {
 		n = ERR_PTR(-ENOMEM);
@@ -132,14 +150,34 @@ struct mrc_net *mrc_net_get(struct net *net, mrc_net_rcv_t rcv)
 		n = ERR_CAST(s);
 		goto out;
 	}
-	n->sock4 = s;
+	rcu_assign_pointer(n->sock4, s);
 	/* IPv6 may be disabled; IPv4 alone is a working transport */
 	s = mrc_net_sock(net, n->port, true, n);
-	n->sock6 = IS_ERR(s) ? NULL : s;
+	if (!IS_ERR(s))
+		rcu_assign_pointer(n->sock6, s);
 	list_add(&n->list, &mrc_nets);
 out:
 	mutex_unlock(&mrc_nets_lock);
 	return n;
+}
+
+/*
+ * Unpublish and release @n's sockets, once: by its namespace's exit or
+ * by its last put, whichever comes first; each holds a reference.
+ */
+static void mrc_net_close(struct mrc_net *n)
+{
+	struct socket *s4 = rcu_replace_pointer(n->sock4, NULL, true);
+	struct socket *s6 = rcu_replace_pointer(n->sock6, NULL, true);
+
+	if (!s4 && !s6)
+		return;
+	/* senders that saw a socket are done with it after this */
+	synchronize_net();
+	if (s4)
+		udp_tunnel_sock_release(s4);
+	if (s6)
+		udp_tunnel_sock_release(s6);
 }
 
 void mrc_net_put(struct mrc_net *n)
@@ -149,15 +187,62 @@ void mrc_net_put(struct mrc_net *n)
 		mutex_unlock(&mrc_nets_lock);
 		return;
 	}
+	/* off the list already if its namespace's exit ran */
 	list_del(&n->list);
 	mutex_unlock(&mrc_nets_lock);
 
-	udp_tunnel_sock_release(n->sock4);
-	if (n->sock6)
-		udp_tunnel_sock_release(n->sock6);
+	mrc_net_close(n);
 	/* a receive that found @n before the release may still run */
-	synchronize_net();
-	kfree(n);
+	kfree_rcu(n, rcu);
+}
+
+bool mrc_net_open(const struct mrc_net *n)
+{
+	return rcu_access_pointer(n->sock4);
+}
+
+/*
+ * The namespace is going: close the sockets of every mrc_net in it, held
+ * or not (the holders' sends fail from now on), and forget the key, so a
+ * namespace allocated at the same address later gets sockets of its own.
+ * Runs after every netdev of the namespace is gone (pernet subsystems
+ * exit after the devices), so no device of ours transmits from it any
+ * more but a lingering transport's ACK, which now fails.
+ */
+static void __net_exit mrc_net_exit_net(struct net *net)
+{
+	struct mrc_net *n, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&mrc_nets_lock);
+	list_for_each_entry_safe(n, tmp, &mrc_nets, list) {
+		/* one that is being put closes by itself */
+		if (!net_eq(n->net, net) || !refcount_inc_not_zero(&n->ref))
+			continue;
+		list_move(&n->list, &dead);
+		n->net = NULL;
+	}
+	mutex_unlock(&mrc_nets_lock);
+
+	list_for_each_entry_safe(n, tmp, &dead, list) {
+		list_del_init(&n->list);
+		mrc_net_close(n);
+		mrc_net_put(n);
+	}
+}
+
+static struct pernet_operations mrc_net_ops = {
+	.exit = mrc_net_exit_net,
+};
+
+int mrc_net_init(void)
+{
+	return register_pernet_subsys(&mrc_net_ops);
+}
+
+void mrc_net_fini(void)
+{
+	unregister_pernet_subsys(&mrc_net_ops);
 }
 
 unsigned int mrc_net_headroom(const struct net_device *ndev)
@@ -253,9 +338,9 @@ void mrc_net_routes_free(struct mrc_net_routes *rs)
 	}
 }
 
-static int mrc_net_xmit4(struct mrc_net *n, struct net_device *ndev,
-			 struct dst_cache *cache, struct sk_buff *skb,
-			 const struct sockaddr_in *s,
+static int mrc_net_xmit4(struct mrc_net *n, struct sock *sk,
+			 struct net_device *ndev, struct dst_cache *cache,
+			 struct sk_buff *skb, const struct sockaddr_in *s,
 			 const struct sockaddr_in *d, u16 sport, u8 tos)
 {
 	struct flowi4 fl = {
@@ -278,7 +363,7 @@ static int mrc_net_xmit4(struct mrc_net *n, struct net_device *ndev,
 		}
 	}
 	if (!rt) {
-		rt = ip_route_output_key(n->net, &fl);
+		rt = ip_route_output_key(sock_net(sk), &fl);
 		if (IS_ERR(rt)) {
 			kfree_skb(skb);
 			return PTR_ERR(rt);
@@ -290,7 +375,7 @@ static int mrc_net_xmit4(struct mrc_net *n, struct net_device *ndev,
 	 * The ICRC covers the payload; the UDP checksum would add nothing
 	 * but is kept where GSO needs it.
 	 */
-	udp_tunnel_xmit_skb(rt, n->sock4->sk, skb, fl.saddr, fl.daddr, tos,
+	udp_tunnel_xmit_skb(rt, sk, skb, fl.saddr, fl.daddr, tos,
 			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
 			    htons(sport), htons(n->port), false,
 			    !mrc_net_gso_csum(skb));
@@ -298,9 +383,9 @@ static int mrc_net_xmit4(struct mrc_net *n, struct net_device *ndev,
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
-static int mrc_net_xmit6(struct mrc_net *n, struct net_device *ndev,
-			 struct dst_cache *cache, struct sk_buff *skb,
-			 const struct sockaddr_in6 *s,
+static int mrc_net_xmit6(struct mrc_net *n, struct sock *sk,
+			 struct net_device *ndev, struct dst_cache *cache,
+			 struct sk_buff *skb, const struct sockaddr_in6 *s,
 			 const struct sockaddr_in6 *d, u16 sport, u8 tos)
 {
 	/* the flow label carries the path's entropy too ([ENC-*]) */
@@ -317,10 +402,6 @@ static int mrc_net_xmit6(struct mrc_net *n, struct net_device *ndev,
 	struct dst_entry *dst = NULL;
 	struct in6_addr saddr;
 
-	if (!n->sock6) {
-		kfree_skb(skb);
-		return -EAFNOSUPPORT;
-	}
 	if (cache) {
 		dst = dst_cache_get_ip6(cache, &saddr);
 		if (dst && !ipv6_addr_equal(&saddr, &fl.saddr)) {
@@ -329,8 +410,8 @@ static int mrc_net_xmit6(struct mrc_net *n, struct net_device *ndev,
 		}
 	}
 	if (!dst) {
-		dst = ipv6_stub->ipv6_dst_lookup_flow(n->net, n->sock6->sk,
-						      &fl, NULL);
+		dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl,
+						      NULL);
 		if (IS_ERR(dst)) {
 			kfree_skb(skb);
 			return PTR_ERR(dst);
@@ -340,12 +421,31 @@ static int mrc_net_xmit6(struct mrc_net *n, struct net_device *ndev,
 	}
 	/* IPv6 forbids a zero UDP checksum by default: keep it */
 	mrc_net_gso_csum(skb);
-	udp_tunnel6_xmit_skb(dst, n->sock6->sk, skb, NULL, &fl.saddr,
+	udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &fl.saddr,
 			     &fl.daddr, tos, ip6_dst_hoplimit(dst), label,
 			     htons(sport), htons(n->port), false);
 	return 0;
 }
+#else
+/* unreachable: mrc_net_xmit() refuses AF_INET6 without IPv6 */
+static int mrc_net_xmit6(struct mrc_net *n, struct sock *sk,
+			 struct net_device *ndev, struct dst_cache *cache,
+			 struct sk_buff *skb, const struct sockaddr_in6 *s,
+			 const struct sockaddr_in6 *d, u16 sport, u8 tos)
+{
+	kfree_skb(skb);
+	return -EAFNOSUPPORT;
+}
 #endif
+
+/* The socket of @family, or NULL (closed, or no IPv6); RCU held. */
+static struct sock *mrc_net_sk(struct mrc_net *n, sa_family_t family)
+{
+	struct socket *sock = family == AF_INET ? rcu_dereference(n->sock4) :
+						  rcu_dereference(n->sock6);
+
+	return sock ? sock->sk : NULL;
+}
 
 int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 		 struct mrc_net_routes *rs, struct sk_buff *skb,
@@ -353,19 +453,33 @@ int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 		 u16 sport, u8 dscp, bool ect)
 {
 	u8 tos = dscp << 2 | (ect ? MRC_WIRE_ECN_ECT0 : 0);
+	sa_family_t family = daddr->sa_family;
+	int err = -EAFNOSUPPORT;
+	struct sock *sk;
 
-	if (daddr->sa_family == AF_INET && saddr->sa_family == AF_INET)
-		return mrc_net_xmit4(n, ndev, mrc_net_route(rs, sport, tos),
-				     skb, (const struct sockaddr_in *)saddr,
-				     (const struct sockaddr_in *)daddr,
-				     sport, tos);
-#if IS_ENABLED(CONFIG_IPV6)
-	if (daddr->sa_family == AF_INET6 && saddr->sa_family == AF_INET6)
-		return mrc_net_xmit6(n, ndev, mrc_net_route(rs, sport, tos),
-				     skb, (const struct sockaddr_in6 *)saddr,
-				     (const struct sockaddr_in6 *)daddr,
-				     sport, tos);
-#endif
-	kfree_skb(skb);
-	return -EAFNOSUPPORT;
+	if (saddr->sa_family != family ||
+	    (family != AF_INET && family != AF_INET6) ||
+	    (family == AF_INET6 && !IS_ENABLED(CONFIG_IPV6))) {
+		kfree_skb(skb);
+		return err;
+	}
+	/* the namespace's exit unpublishes the sockets, then waits for us */
+	rcu_read_lock();
+	sk = mrc_net_sk(n, family);
+	if (!sk) {
+		kfree_skb(skb);
+		err = rcu_access_pointer(n->sock4) ? -EAFNOSUPPORT : -ENETDOWN;
+	} else if (family == AF_INET) {
+		err = mrc_net_xmit4(n, sk, ndev, mrc_net_route(rs, sport, tos),
+				    skb, (const struct sockaddr_in *)saddr,
+				    (const struct sockaddr_in *)daddr, sport,
+				    tos);
+	} else {
+		err = mrc_net_xmit6(n, sk, ndev, mrc_net_route(rs, sport, tos),
+				    skb, (const struct sockaddr_in6 *)saddr,
+				    (const struct sockaddr_in6 *)daddr, sport,
+				    tos);
+	}
+	rcu_read_unlock();
+	return err;
 }

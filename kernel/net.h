@@ -48,9 +48,19 @@ void mrc_net_routes_free(struct mrc_net_routes *rs);
  */
 typedef void (*mrc_net_rcv_t)(struct sk_buff *skb, bool ce);
 
-/* Process context: the shared socket of @net, opened on first use. */
+/*
+ * Process context: the shared socket of @net, opened on first use;
+ * -ENETDOWN if @net is dying. It stays valid until mrc_net_put(), but
+ * @net's exit closes it under its holders (net.c).
+ */
 struct mrc_net *mrc_net_get(struct net *net, mrc_net_rcv_t rcv);
 void mrc_net_put(struct mrc_net *n);
+/* False once the namespace's exit closed the sockets under the holders. */
+bool mrc_net_open(const struct mrc_net *n);
+
+/* Module init and exit: the namespaces' exit hook. */
+int mrc_net_init(void);
+void mrc_net_fini(void);
 
 /* Bytes to reserve in front of a packet's MetaRoCE header. */
 unsigned int mrc_net_headroom(const struct net_device *ndev);
@@ -69,8 +79,9 @@ struct sk_buff *mrc_net_join(const struct net_device *ndev,
  * source port @sport, DSCP @dscp, ECT(0) if @ect; @skb may be a
  * mrc_net_join() burst. Any context but hard irq; with bottom halves off
  * if @rs (the routes to @daddr, or NULL) is given. Consumes @skb; returns
- * 0 or a negative errno (route lookup). Transmit faults (fault.h) are the
- * caller's to inject, once per packet, before packets are joined.
+ * 0 or a negative errno (route lookup; -ENETDOWN once the namespace is
+ * gone). Transmit faults (fault.h) are the caller's to inject, once per
+ * packet, before packets are joined.
  */
 int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 		 struct mrc_net_routes *rs, struct sk_buff *skb,

@@ -18,6 +18,17 @@
 /* Larger rings are refused before any size arithmetic can overflow. */
 #define MRC_QUEUE_MAX_ELEMS	BIT(20)
 
+/*
+ * Rings are charged to the memory cgroup of whoever creates them: a
+ * process asking for a few QPs of a million entries pays for them, as
+ * for any other memory it makes the kernel hold. The kernel's private
+ * copy of a process's ring is charged too, being as large.
+ */
+static void *mrc_queue_alloc(size_t size)
+{
+	return __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+}
+
 static int mrc_queue_size(u32 min_elems, u32 elem_size, u32 *num,
 			  size_t *size)
 {
@@ -54,7 +65,7 @@ int mrc_queue_init(struct mrc_queue *q, u32 min_elems, u32 elem_size)
 	if (err)
 		return err;
 	/* vmalloc: rings of a few MiB are normal */
-	mem = vzalloc(size);
+	mem = mrc_queue_alloc(size);
 	if (!mem)
 		return -ENOMEM;
 	mrc_queue_setup(q, mem, num, elem_size, size);
@@ -75,7 +86,7 @@ int mrc_queue_init_user(struct mrc_queue *q, struct ib_ucontext *uctx,
 	if (err)
 		return err;
 	size = PAGE_ALIGN(size);
-	mem = vmalloc_user(size);
+	mem = mrc_queue_alloc(size);
 	if (!mem)
 		return -ENOMEM;
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
@@ -107,6 +118,29 @@ void mrc_queue_free(struct mrc_queue *q)
 	q->mmap = NULL;
 }
 
+/*
+ * Map the whole of @vma (its length checked against the ring's) to the
+ * zeroed vmalloc pages at @addr. remap_vmalloc_range() would, but wants
+ * VM_USERMAP, which only vmalloc_user() sets, and the kernel exports no
+ * accounted vmalloc_user(): so insert the pages as it does. Each mapped
+ * page holds its own reference, which keeps it past vfree().
+ */
+static int mrc_queue_map_pages(struct vm_area_struct *vma, void *addr)
+{
+	unsigned long off, len = vma->vm_end - vma->vm_start;
+	int err;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(addr + off));
+		if (err)
+			return err;
+	}
+	/* as remap_vmalloc_range(); vm_flags_set() from 6.3 */
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return 0;
+}
+
 int mrc_queue_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *entry;
@@ -118,8 +152,7 @@ int mrc_queue_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (!entry)
 		return -EINVAL;
 	m = container_of(entry, struct mrc_mmap, rdma);
-	/* the mapping holds its own page references past vfree() */
-	err = remap_vmalloc_range(vma, m->addr, 0);
+	err = mrc_queue_map_pages(vma, m->addr);
 	rdma_user_mmap_entry_put(entry);
 	return err;
 }

@@ -5,10 +5,11 @@
  * Indices are free-running u32 counters; the slot is index & mask. The
  * kernel keeps private copies of both indices and publishes them in a
  * header at the start of the buffer (struct metaroce_queue_hdr, the layout
- * the uAPI describes). A user ring is the same layout in vmalloc_user()
+ * the uAPI describes). A user ring is the same layout in zeroed vmalloc
  * memory, mapped into the process through an rdma_user_mmap_entry; the
  * index userspace owns is read with acquire semantics and checked before
- * it replaces the private copy, never trusted.
+ * it replaces the private copy, never trusted. Every ring is charged to
+ * the creator's memory cgroup (queue.c).
  */
 #ifndef _MRC_QUEUE_H
 #define _MRC_QUEUE_H

@@ -1,30 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Receive, in the UDP encap softirq: parse and validate the datagram
- * (mrc_wire_parse), find the QP by destination QPN (with a reference),
- * check the cookie and the QP state, check the target (MR, receive WQE)
- * before the core counts the packet, ask the core whether the segment is
- * new, and place it directly: WRITE into the checked MR, SEND into the
- * receive its RSN names, READ_RESP into the READ's local SGEs. READ and
- * ATOMIC requests execute on first arrival (the core's duplicate
- * detection makes an ATOMIC run once); their responses are queued in
- * request order when the request completes. ACKs fall due per the core.
+ * The receive side of an RC connection, in the UDP encap softirq with
+ * xp->lock held (demux.c found the QP and checked the packet's type
+ * against it): check the source, the QP state and the cookie, check the
+ * target (MR, receive WQE) before the core counts the packet, ask the
+ * core whether the segment is new, and place it directly: WRITE into the
+ * checked MR, SEND into the receive its RSN names, READ_RESP into the
+ * READ's local SGEs. READ and ATOMIC requests execute on first arrival
+ * (the core's duplicate detection makes an ATOMIC run once); their
+ * responses are queued in request order when the request completes. ACKs
+ * fall due per the core.
  *
  * Nothing reaches memory but through mrc_qp_remote_mr() and the copies
- * of mr_copy.c, i.e. through the single MR check. A data packet left in
- * page fragments by the NIC is validated and placed from them; anything
- * else is parsed in one piece.
+ * of mr_copy.c, i.e. through the single MR check.
  */
 
 #include <linux/module.h>
 
-#include "linger.h"
 #include "metaroce.h"
 #include "stats.h"
-#include "ud.h"
 #include "xport.h"
-
-static atomic_long_t mrc_rx_malformed = ATOMIC_LONG_INIT(0);
 
 /* IBA table 45: the RNR NAK timer field in microseconds. */
 static const u32 mrc_rnr_usecs[32] = {
@@ -278,17 +273,6 @@ static struct mrc_xp_rmsg *mrc_rx_rmsg(struct mrc_xp *xp,
 	}
 	return m;
 }
-
-/*
- * Where in the received skb the packet being processed starts: 0, or
- * deeper for the packets of a bundle ([ENC-13]). The UDP layer is done
- * with the control block once it hands us the skb.
- */
-struct mrc_rx_cb {
-	u32 pkt_off;
-};
-
-#define MRC_RX_CB(skb)	((struct mrc_rx_cb *)(skb)->cb)
 
 /* The offset of @pkt's payload in @skb, when it was left there. */
 static u32 mrc_rx_payload_off(const struct mrc_pkt *pkt,
@@ -579,25 +563,33 @@ bool mrc_rx_complete(struct mrc_xp *xp)
  * One packet for @xp; true if it was taken and mrc_rx_pkts_done() must
  * follow (once for all packets of a datagram).
  */
-static bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
-		       const struct sk_buff *skb, bool ce,
-		       struct sk_buff_head *out)
+bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
+		const struct sk_buff *skb, bool ce, struct sk_buff_head *out)
 {
 	enum ib_qp_state state = mrc_qp_state(xp->qp);
+	enum mrc_stat why;
 
-	if (xp->live && mrc_rx_refused_again(xp, pkt, state) &&
-	    mrc_rx_cookie_ok(xp, pkt)) {
+	/* [SEC-10] in the order of the table's checks */
+	if (!xp->live) {
+		why = MRC_STAT_RX_DROP_QP_STATE;	/* RESET, INIT */
+	} else if (!mrc_xp_from_peer(xp, skb)) {
+		why = MRC_STAT_RX_DROP_SOURCE;
+	} else if (mrc_rx_refused_again(xp, pkt, state) &&
+		   mrc_rx_cookie_ok(xp, pkt)) {
 		mrc_rx_nak(xp, pkt, xp->refused_code, 0, out);
 		mrc_stat_inc(xp->dev, MRC_STAT_NAKS_REPEATED);
 		return false;
+	} else if (!mrc_rx_state_ok(state)) {
+		why = MRC_STAT_RX_DROP_QP_STATE;
+	} else if (!mrc_rx_cookie_ok(xp, pkt)) {
+		/* [PKT-16] packets of another (earlier) connection */
+		why = MRC_STAT_RX_DROP_COOKIE;
+	} else {
+		goto take;
 	}
-	/* [PKT-16] packets of another (earlier) connection are not ours */
-	if (!xp->live || !mrc_rx_state_ok(state) ||
-	    !mrc_rx_cookie_ok(xp, pkt)) {
-		mrc_stat_inc(to_mrc_dev(xp->qp->ibqp.device),
-			     MRC_STAT_RX_DROPPED);
-		return false;
-	}
+	mrc_stat_drop(xp->dev, why);
+	return false;
+take:
 	/* [ENC-9] every packet says whether its sender takes bundles */
 	xp->peer_bundles = pkt->flags & MRC_F_BUNDLES;
 	switch (pkt->type) {
@@ -621,8 +613,7 @@ static bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
  * After the packets of a datagram (one, or a bundle's, [ENC-13]): their
  * completions, then the ACKs and the timer, once.
  */
-static void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now,
-			     struct sk_buff_head *out)
+void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 {
 	/*
 	 * Complete first: the ACK's msn_ack is the core's rx_msn_head, which
@@ -659,325 +650,4 @@ static void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now,
 		return;
 	mrc_rx_acks(xp, now, out);
 	mrc_xp_arm_timer(xp);
-}
-
-static void mrc_rx_malformed_pkt(struct mrc_dev *dev, enum mrc_wire_reason r,
-				 bool bundled)
-{
-	atomic_long_inc(&mrc_rx_malformed);
-	net_dbg_ratelimited("metaroce: %s: dropped malformed packet (%s%s), %ld so far\n",
-			    dev_name(&dev->ibdev.dev), mrc_wire_reason_str(r),
-			    bundled ? ", in a bundle" : "",
-			    atomic_long_read(&mrc_rx_malformed));
-	mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
-}
-
-/* A valid packet to its QP (or the UD receive, or a lingering QPN). */
-static void mrc_rx_dispatch(struct mrc_dev *dev, struct sk_buff *skb,
-			    const struct mrc_pkt *pkt, bool ce)
-{
-	struct ib_device *ibdev = &dev->ibdev;
-	struct sk_buff_head out;
-	struct mrc_qp *qp;
-	struct mrc_xp *xp;
-
-	if (pkt->type == MRC_PKT_UD_SEND) {
-		mrc_ud_rcv(ibdev, skb, pkt);	/* datagrams: ud.c */
-		return;
-	}
-	qp = mrc_qp_get(ibdev, pkt->dst_qpn);
-	if (!qp) {
-		if (!mrc_linger_rcv(dev, pkt, ce))
-			mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
-		return;
-	}
-	xp = mrc_xp_of(qp);
-	if (xp) {
-		u64 now = ktime_get_ns();
-
-		__skb_queue_head_init(&out);
-		spin_lock_bh(&xp->lock);
-		if (!xp->dead && mrc_rx_pkt(xp, now, pkt, skb, ce, &out))
-			mrc_rx_pkts_done(xp, now, &out);
-		mrc_xp_unlock_xmit(xp, &out);
-	}
-	mrc_qp_put(qp);
-}
-
-/*
- * One packet of a datagram: all of it, or one ACK of an ACK bundle
- * ([ENC-9], @bundled), which must be an ACK to count.
- */
-static void mrc_rx_one(struct mrc_dev *dev, struct sk_buff *skb,
-		       const u8 *buf, u32 len, bool ce, bool bundled)
-{
-	enum mrc_wire_reason r;
-	struct mrc_pkt pkt;
-
-	r = mrc_wire_parse(buf, len, &pkt);
-	if (r == MRC_WIRE_OK && bundled && pkt.type != MRC_PKT_ACK)
-		r = MRC_WIRE_E_BAD_TYPE;
-	if (r != MRC_WIRE_OK) {
-		mrc_rx_malformed_pkt(dev, r, bundled);
-		return;
-	}
-	mrc_rx_dispatch(dev, skb, &pkt, ce);
-}
-
-/*
- * [INT-6] Does the packet of @len (>= MRC_WIRE_MIN_PKT_LEN) bytes at @off
- * in @skb carry its ICRC? Computed over the fragments where it lies.
- */
-static bool mrc_rx_skb_icrc_ok(struct sk_buff *skb, u32 off, u32 len)
-{
-	u32 state = MRC_WIRE_ICRC_SEED, done = 0, n;
-	const __be32 *icrc;
-	struct skb_seq_state st;
-	__be32 icrc_buf;
-	const u8 *p;
-
-	len -= MRC_WIRE_ICRC_LEN;
-	icrc = skb_header_pointer(skb, off + len, sizeof(icrc_buf), &icrc_buf);
-	if (!icrc)
-		return false;
-	skb_prepare_seq_read(skb, off, off + len, &st);
-	while (done < len && (n = skb_seq_read(done, &p, &st))) {
-		/* a block may run past @len: the ICRC itself follows */
-		n = min(n, len - done);
-		state = mrc_wire_icrc_update(state, p, n);
-		done += n;
-	}
-	skb_abort_seq_read(&st);
-	return mrc_wire_icrc_final(state) == be32_to_cpup(icrc);
-}
-
-/* Bundled packets up to this long are copied out whole and parsed so. */
-#define MRC_RX_PBUNDLE_COPY	256
-
-/*
- * Packet @i of bundle @b in @skb, into @pkt: parsed where it lies in the
- * linear part, or copied out whole to @buf when it is small; otherwise as
- * mrc_rx_in_place() takes a data packet, its headers copied to @buf, its
- * ICRC computed over the fragments and its payload left there for
- * placement (MRC_RX_CB(skb)->pkt_off says where the packet starts).
- */
-static enum mrc_wire_reason
-mrc_rx_pbundle_pkt(struct sk_buff *skb, const struct mrc_wire_pbundle *b,
-		   u32 i, u8 *buf, struct mrc_pkt *pkt)
-{
-	u32 off = b->off[i], len = b->len[i];
-	enum mrc_wire_reason r;
-
-	MRC_RX_CB(skb)->pkt_off = off;
-	if (off + len <= skb_headlen(skb))
-		return mrc_wire_parse(skb->data + off, len, pkt);
-	if (len <= MRC_RX_PBUNDLE_COPY) {
-		if (skb_copy_bits(skb, off, buf, len))
-			return MRC_WIRE_E_TRUNCATED;
-		return mrc_wire_parse(buf, len, pkt);
-	}
-	if (skb_copy_bits(skb, off, buf, MRC_WIRE_MAX_HDR_LEN))
-		return MRC_WIRE_E_TRUNCATED;
-	r = mrc_wire_parse_hdr(buf, MRC_WIRE_MAX_HDR_LEN, len, pkt);
-	if (r != MRC_WIRE_OK)
-		return r;
-	return mrc_rx_skb_icrc_ok(skb, off, len) ? MRC_WIRE_OK :
-						   MRC_WIRE_E_BAD_CRC;
-}
-
-/*
- * [ENC-13] A packet bundle: every packet is validated on its own, and
- * those for the first one's QP are taken under one hold of its lock,
- * their ACKs and completions following once, as for a burst of datagrams
- * that arrived together. A UD_SEND, or a packet for another QP, is
- * dropped alone. Without a QP (a lingering QPN, or none) each packet
- * goes its single way.
- */
-static void mrc_rx_pbundle(struct mrc_dev *dev, struct sk_buff *skb, bool ce)
-{
-	u8 buf[MRC_RX_PBUNDLE_COPY];
-	struct mrc_wire_pbundle b;
-	struct sk_buff_head out;
-	struct mrc_xp *xp = NULL;
-	struct mrc_qp *qp = NULL;
-	enum mrc_wire_reason r;
-	bool taken = false, first = true;
-	u64 now = 0;
-	u32 i, qpn = 0, n;
-
-	BUILD_BUG_ON(MRC_RX_PBUNDLE_COPY < MRC_WIRE_MAX_HDR_LEN);
-	/* the header and length table in the linear part */
-	r = MRC_WIRE_E_TRUNCATED;
-	if (pskb_may_pull(skb, MRC_WO_PBUNDLE_LENS)) {
-		n = min_t(u32, skb->data[MRC_WO_PBUNDLE_COUNT],
-			  MRC_WIRE_PBUNDLE_MAX);
-		if (pskb_may_pull(skb, min(skb->len,
-					   mrc_wire_pbundle_hdr_len(n))))
-			r = mrc_wire_pbundle_parse(skb->data,
-						   skb_headlen(skb), skb->len,
-						   &b);
-	}
-	if (r != MRC_WIRE_OK) {
-		mrc_rx_malformed_pkt(dev, r, true);
-		return;
-	}
-	mrc_stat_inc(dev, MRC_STAT_RX_BUNDLES);
-	__skb_queue_head_init(&out);
-	for (i = 0; i < b.count; i++) {
-		struct mrc_pkt pkt;
-
-		r = mrc_rx_pbundle_pkt(skb, &b, i, buf, &pkt);
-		if (r == MRC_WIRE_OK && pkt.type == MRC_PKT_UD_SEND)
-			r = MRC_WIRE_E_BAD_TYPE;
-		else if (r == MRC_WIRE_OK && !first && pkt.dst_qpn != qpn)
-			r = MRC_WIRE_E_BAD_FIELD;
-		if (r != MRC_WIRE_OK) {
-			mrc_rx_malformed_pkt(dev, r, true);
-			continue;
-		}
-		if (!pkt.payload && pkt.payload_len)
-			mrc_stat_inc(dev, MRC_STAT_RX_IN_PLACE);
-		if (first) {
-			first = false;
-			qpn = pkt.dst_qpn;
-			qp = mrc_qp_get(&dev->ibdev, qpn);
-			xp = qp ? mrc_xp_of(qp) : NULL;
-			if (xp) {
-				now = ktime_get_ns();
-				spin_lock_bh(&xp->lock);
-			}
-		}
-		if (!xp)
-			mrc_rx_dispatch(dev, skb, &pkt, ce);
-		else if (!xp->dead)
-			taken |= mrc_rx_pkt(xp, now, &pkt, skb, ce, &out);
-	}
-	MRC_RX_CB(skb)->pkt_off = 0;
-	if (xp) {
-		if (taken && !xp->dead)
-			mrc_rx_pkts_done(xp, now, &out);
-		mrc_xp_unlock_xmit(xp, &out);
-	}
-	if (qp)
-		mrc_qp_put(qp);
-}
-
-/*
- * A data packet whose payload is in @skb's fragments (virtio-net and most
- * NICs put all but the first bytes of a jumbo frame in pages) is taken
- * where it lies: headers parsed from the linear part, the ICRC computed
- * over the fragments, the payload copied from them into its MR or receive
- * buffer. One copy instead of two (gather, then place). False: not such
- * a packet, for mrc_rx_gather().
- */
-#define MRC_RX_DATA_HDR_MAX	(MRC_WIRE_DATA_OVERHEAD - MRC_WIRE_ICRC_LEN)
-static bool mrc_rx_in_place(struct mrc_dev *dev, struct sk_buff *skb,
-			    bool ce)
-{
-	struct mrc_pkt pkt;
-
-	/*
-	 * virtio-net leaves nothing past the UDP header in the linear part;
-	 * pulling a data packet's largest header there costs a small copy
-	 * (into the head's tailroom, normally)
-	 */
-	if (!skb_is_nonlinear(skb) || skb->len < MRC_WIRE_MIN_PKT_LEN ||
-	    !pskb_may_pull(skb, min_t(u32, skb->len, MRC_RX_DATA_HDR_MAX)))
-		return false;
-	if (mrc_wire_is_pbundle(skb->data, skb_headlen(skb))) {
-		mrc_rx_pbundle(dev, skb, ce);
-		return true;
-	}
-	if (mrc_wire_parse_hdr(skb->data, skb_headlen(skb), skb->len,
-			       &pkt) != MRC_WIRE_OK || pkt.payload ||
-	    (pkt.type != MRC_PKT_SEND && pkt.type != MRC_PKT_WRITE &&
-	     pkt.type != MRC_PKT_READ_RESP))
-		return false;
-	if (!mrc_rx_skb_icrc_ok(skb, 0, skb->len)) {
-		mrc_rx_malformed_pkt(dev, MRC_WIRE_E_BAD_CRC, false);
-		return true;
-	}
-	mrc_stat_inc(dev, MRC_STAT_RX_IN_PLACE);
-	mrc_rx_dispatch(dev, skb, &pkt, ce);
-	return true;
-}
-
-/*
- * Any other datagram in pieces (ACK bundles, UD, requests) is gathered
- * into this CPU's buffer rather than linearized: skb_linearize()
- * allocates a new head for every such packet, and with init_on_alloc
- * (distribution kernels) zeroes it, which cost the receiving guest more
- * than the copy itself. Larger datagrams (reassembled fragments) are
- * still linearized.
- */
-#define MRC_RX_GATHER_MAX	16384
-static DEFINE_PER_CPU(u8 *, mrc_rx_gather_buf);
-
-/* With BHs off: @skb's bytes in one piece, or NULL. */
-static const u8 *mrc_rx_gather(struct sk_buff *skb)
-{
-	u8 **buf = this_cpu_ptr(&mrc_rx_gather_buf);
-
-	if (!skb_is_nonlinear(skb))
-		return skb->data;
-	if (skb->len > MRC_RX_GATHER_MAX)
-		return skb_linearize(skb) ? NULL : skb->data;
-	if (!*buf)
-		*buf = kmalloc(MRC_RX_GATHER_MAX, GFP_ATOMIC);
-	if (!*buf || skb_copy_bits(skb, 0, *buf, skb->len))
-		return skb_linearize(skb) ? NULL : skb->data;
-	return *buf;
-}
-
-/* Module exit, after the last receive. */
-void mrc_rx_exit(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		kfree(per_cpu(mrc_rx_gather_buf, cpu));
-		per_cpu(mrc_rx_gather_buf, cpu) = NULL;
-	}
-}
-
-void mrc_rx_rcv(struct sk_buff *skb, bool ce)
-{
-	struct mrc_dev *dev;
-	const u8 *data;
-	u32 i, n;
-
-	dev = mrc_dev_get_by_netdev(skb->dev);
-	if (!dev)
-		goto free;
-	/* datagrams, as on transmit: a bundle counts once */
-	mrc_stat_inc(dev, MRC_STAT_RX_PACKETS);
-	mrc_stat_add(dev, MRC_STAT_RX_BYTES, skb->len);
-	if (ce)
-		mrc_stat_inc(dev, MRC_STAT_ECN_CE);
-	MRC_RX_CB(skb)->pkt_off = 0;
-	local_bh_disable();
-	if (mrc_rx_in_place(dev, skb, ce))
-		goto enable;
-	/* the rest is parsed in one piece */
-	data = mrc_rx_gather(skb);
-	if (!data) {
-		mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
-		goto enable;
-	}
-	if (mrc_wire_is_pbundle(data, skb->len)) {
-		/* in pieces they went in place; in one piece in the head */
-		mrc_rx_pbundle(dev, skb, ce);
-		goto enable;
-	}
-	n = mrc_wire_bundle_count(data, skb->len);
-	if (n == 1)
-		mrc_rx_one(dev, skb, data, skb->len, ce, false);
-	for (i = 0; n > 1 && i < n; i++)
-		mrc_rx_one(dev, skb, data + i * MRC_WIRE_ACK_PKT_LEN,
-			   MRC_WIRE_ACK_PKT_LEN, ce, true);
-enable:
-	local_bh_enable();
-	ib_device_put(&dev->ibdev);
-free:
-	kfree_skb(skb);
 }

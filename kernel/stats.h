@@ -21,7 +21,15 @@ enum mrc_stat {
 	MRC_STAT_TX_MULTI_SEG,	/* packets of several segments ([ENC-25]) */
 	MRC_STAT_RX_PACKETS,
 	MRC_STAT_RX_BYTES,
-	MRC_STAT_RX_DROPPED,	/* malformed, unknown QP, failed checks */
+	MRC_STAT_RX_DROPPED,	/* every drop below, and any other */
+	/* [SEC-10] received packets dropped, by why (each also rx_dropped) */
+	MRC_STAT_RX_DROP_MALFORMED,	/* failed parsing or the ICRC */
+	MRC_STAT_RX_DROP_NO_QP,		/* no such QP, nor a lingering one */
+	MRC_STAT_RX_DROP_QP_TYPE,	/* not a packet type the QP's type takes */
+	MRC_STAT_RX_DROP_QP_STATE,	/* not in a state that receives */
+	MRC_STAT_RX_DROP_COOKIE,	/* [PKT-16] another connection's */
+	MRC_STAT_RX_DROP_SOURCE,	/* [SEC-3] not from the peer's address */
+	MRC_STAT_RX_DROP_QKEY,		/* [PKT-86] a datagram's Q_Key */
 	MRC_STAT_RETRANSMITS,
 	MRC_STAT_ACKS_SENT,
 	MRC_STAT_ACKS_RECEIVED,
@@ -62,6 +70,13 @@ static inline void mrc_stat_add(struct mrc_dev *dev, enum mrc_stat stat,
 static inline void mrc_stat_inc(struct mrc_dev *dev, enum mrc_stat stat)
 {
 	this_cpu_inc(dev->stats->v[stat]);
+}
+
+/* A received packet dropped for @why, one of MRC_STAT_RX_DROP_*. */
+static inline void mrc_stat_drop(struct mrc_dev *dev, enum mrc_stat why)
+{
+	this_cpu_inc(dev->stats->v[MRC_STAT_RX_DROPPED]);
+	this_cpu_inc(dev->stats->v[why]);
 }
 
 int mrc_stats_init(struct mrc_dev *dev);

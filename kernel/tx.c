@@ -46,20 +46,23 @@ static int mrc_tx_check_sges(struct mrc_qp *qp, struct mrc_send_wqe *wqe,
 }
 
 /*
- * [PKT-46] a remote range that wraps 2^64 cannot be put on the wire, and
- * no responder could grant access to it: refused here, as a responder
- * would refuse it, instead of being retried until the retry count ran out.
+ * [PKT-46] A target range that wraps past 2^64 lies in no MR, and no
+ * packet may carry it. A responder's range check would refuse it with
+ * NAK ACCESS, as any RDMA device's does (rdma_rxe's mr_check_range()),
+ * so it completes at once with what that NAK brings,
+ * IB_WC_REM_ACCESS_ERR, and the QP enters ERR ([OPS-30]). Sent, each of
+ * its packets would fail to encode, and the WR would end only after
+ * retry_cnt timeouts. An atomic's 8 aligned bytes (checked at post)
+ * cannot wrap.
  */
-static bool mrc_tx_remote_wraps(const struct mrc_send_wqe *wqe)
+static bool mrc_tx_target_wraps(const struct mrc_send_wqe *wqe)
 {
 	switch (wqe->opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
-		return mrc_wire_va_wraps(wqe->wr.rdma.remote_addr, wqe->length);
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return mrc_wire_va_wraps(wqe->wr.atomic.remote_addr, sizeof(u64));
+		return mrc_wire_va_wraps(wqe->wr.rdma.remote_addr,
+					 wqe->length);
 	default:
 		return false;
 	}
@@ -75,11 +78,6 @@ static void mrc_tx_take(struct mrc_xp *xp, struct mrc_send_wqe *wqe)
 	memset(e, 0, sizeof(*e));
 	e->wqe = wqe;
 	e->status = IB_WC_SUCCESS;
-	if (mrc_tx_remote_wraps(wqe)) {
-		e->status = IB_WC_REM_ACCESS_ERR;
-		e->done = true;
-		return;
-	}
 	switch (wqe->opcode) {
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_SEND_WITH_INV:
@@ -117,6 +115,9 @@ static void mrc_tx_take(struct mrc_xp *xp, struct mrc_send_wqe *wqe)
 	}
 	if (err) {
 		e->status = IB_WC_LOC_PROT_ERR;
+		e->done = true;
+	} else if (mrc_tx_target_wraps(wqe)) {
+		e->status = IB_WC_REM_ACCESS_ERR;
 		e->done = true;
 	}
 }

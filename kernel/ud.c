@@ -11,9 +11,10 @@
  * resolved here, per WQE, in the QP's PD (mrc_ah_lookup()).
  *
  * Contexts: sends run in the poster's context when that is process or
- * softirq context (a work item otherwise); one sender at a time per QP,
- * and a post from inside a completion handler only asks the running
- * sender to look again. Receives run in the UDP encap softirq, one at a
+ * softirq context (a work item otherwise), at most MRC_UD_TX_BUDGET WQEs
+ * per run, the rest in the work item; one sender at a time per QP, and a
+ * post from inside a completion handler only asks the running sender to
+ * look again. Receives run in the UDP encap softirq, one at a
  * time per QP (rx_lock), so completions retire the WQE they filled.
  */
 
@@ -43,14 +44,17 @@ struct mrc_ud {
 	u16 sport;
 };
 
-static inline struct mrc_ud *mrc_ud_of(struct mrc_qp *qp)
-{
-	return qp->xport;
-}
-
 static bool mrc_ud_is_gsi(const struct mrc_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+/* Only a datagram QP keeps a struct mrc_ud in qp->xport (see xport.h). */
+static inline struct mrc_ud *mrc_ud_of(struct mrc_qp *qp)
+{
+	if (qp->ibqp.qp_type != IB_QPT_UD && !mrc_ud_is_gsi(qp))
+		return NULL;
+	return qp->xport;
 }
 
 /* The Q_Key a datagram of this QP is checked against, and sent with. */
@@ -160,8 +164,17 @@ static enum ib_wc_status mrc_ud_send_one(struct mrc_ud *ud,
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * At most MRC_UD_TX_BUDGET WQEs per run: a process that refills its ring
+ * from another thread as fast as WQEs leave would otherwise keep this
+ * loop, and its doorbell system call (or a softirq), going for good. The
+ * rest is left to the work item, which runs the same budget and queues
+ * itself again, so the CPU is given back between runs; a burst of up to
+ * a budget still leaves at once, in the poster's context.
+ */
 static void mrc_ud_send_all(struct mrc_ud *ud)
 {
+	u32 budget = MRC_UD_TX_BUDGET;
 	struct mrc_send_wqe *wqe;
 
 	spin_lock_bh(&ud->lock);
@@ -174,17 +187,21 @@ static void mrc_ud_send_all(struct mrc_ud *ud)
 	do {
 		ud->again = false;
 		spin_unlock_bh(&ud->lock);
-		while ((wqe = mrc_qp_next_send_wqe(ud->qp))) {
+		while (budget && (wqe = mrc_qp_next_send_wqe(ud->qp))) {
 			enum ib_wc_status st = IB_WC_LOC_QP_OP_ERR;
 
 			if (wqe->opcode != MRC_WR_INVALID)
 				st = mrc_ud_send_one(ud, wqe);
 			/* may call a handler that posts: it sets ->again */
 			mrc_qp_complete_send(ud->qp, st);
+			budget--;
 		}
 		spin_lock_bh(&ud->lock);
-	} while (ud->again && !ud->dead);
+	} while (ud->again && budget && !ud->dead);
 	ud->busy = false;
+	/* under the lock: destroy sets dead, then cancels the work */
+	if (!budget && !ud->dead)
+		queue_work(system_highpri_wq, &ud->work);
 	spin_unlock_bh(&ud->lock);
 }
 
@@ -306,7 +323,7 @@ static bool mrc_ud_deliver(struct mrc_qp *qp, struct sk_buff *skb,
 
 	rwqe = mrc_qp_take_recv(qp);
 	if (!rwqe)
-		return false;		/* no receive posted: dropped, as in IB */
+		return false;
 
 	wc.opcode = IB_WC_RECV;
 	wc.status = IB_WC_SUCCESS;
@@ -339,35 +356,53 @@ static bool mrc_ud_deliver(struct mrc_qp *qp, struct sk_buff *skb,
 	return true;
 }
 
+/* May @qp take the datagram @pkt? If not, *@why says why (stats.h). */
+static bool mrc_ud_takes(struct mrc_qp *qp, const struct mrc_pkt *pkt,
+			 enum mrc_stat *why)
+{
+	/* [PKT-86] only datagram QPs, only with their Q_Key */
+	if (!mrc_ud_of(qp))
+		*why = MRC_STAT_RX_DROP_QP_TYPE;
+	else if (!mrc_ud_rx_state_ok(mrc_qp_state(qp)))
+		*why = MRC_STAT_RX_DROP_QP_STATE;
+	else if (pkt->ud.qkey != mrc_ud_qp_qkey(qp))
+		*why = MRC_STAT_RX_DROP_QKEY;
+	/*
+	 * A MAD is at most 256 bytes; a longer datagram would end QP1's
+	 * receive with a length error and so the QP itself.
+	 */
+	else if (!pkt->payload ||
+		 (mrc_ud_is_gsi(qp) && pkt->payload_len > IB_MGMT_MAD_SIZE))
+		*why = MRC_STAT_RX_DROP_MALFORMED;
+	else
+		return true;
+	return false;
+}
+
 void mrc_ud_rcv(struct ib_device *ibdev, struct sk_buff *skb,
 		const struct mrc_pkt *pkt)
 {
 	struct mrc_dev *dev = to_mrc_dev(ibdev);
+	enum mrc_stat why = MRC_STAT_RX_DROP_NO_QP;
 	struct mrc_qp *qp;
 	struct mrc_ud *ud;
-	bool ok = false;
+	bool taken;
 
 	qp = mrc_qp_get(ibdev, pkt->dst_qpn);
-	if (!qp)
-		goto out;
-	ud = mrc_ud_of(qp);
-	/* [PKT-86] only datagram QPs, only with their Q_Key */
-	if ((qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI) ||
-	    !ud || !mrc_ud_rx_state_ok(mrc_qp_state(qp)) ||
-	    pkt->ud.qkey != mrc_ud_qp_qkey(qp) || !pkt->payload)
-		goto put;
-	/*
-	 * A MAD is at most 256 bytes; a longer datagram would end QP1's
-	 * receive with a length error and so the QP itself: drop it.
-	 */
-	if (mrc_ud_is_gsi(qp) && pkt->payload_len > IB_MGMT_MAD_SIZE)
-		goto put;
-	spin_lock_bh(&ud->rx_lock);
-	ok = mrc_ud_deliver(qp, skb, pkt);
-	spin_unlock_bh(&ud->rx_lock);
-put:
+	if (!qp) {
+		mrc_stat_drop(dev, why);
+		return;
+	}
+	taken = mrc_ud_takes(qp, pkt, &why);
+	if (taken) {
+		ud = mrc_ud_of(qp);
+		spin_lock_bh(&ud->rx_lock);
+		/* no receive posted: dropped, as in IB */
+		if (!mrc_ud_deliver(qp, skb, pkt))
+			mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
+		spin_unlock_bh(&ud->rx_lock);
+	}
 	mrc_qp_put(qp);
-out:
-	if (!ok)
-		mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
+	if (!taken)
+		mrc_stat_drop(dev, why);
 }

@@ -13,6 +13,9 @@
 #include "core/wire.h"
 #include "verbs.h"
 
+/* WQEs one run of a QP's UD sender takes before it leaves the rest */
+#define MRC_UD_TX_BUDGET	64
+
 extern const struct mrc_qp_hooks mrc_ud_hooks;
 
 /*

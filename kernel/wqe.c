@@ -256,68 +256,76 @@ static bool mrc_user_opcode_ok(u32 opcode)
 
 /*
  * A user send slot becomes a kernel WQE. The process can rewrite its
- * slot at any time, so the header is read once into a local copy, the
- * SGEs (or inline bytes, bounded by the slot size the checks allow) are
- * copied into @wqe, and every check runs on the copies. A malformed slot
- * still yields a WQE, with opcode MRC_WR_INVALID and no data, so that it
- * completes in order with an error.
+ * slot at any time, from another thread too, so nothing is read from it
+ * twice: each header field is loaded once (READ_ONCE: the compiler may
+ * neither repeat nor split the load) into a local, and the SGEs or inline
+ * bytes are copied once into @wqe, their length bounded by a local that
+ * was checked first. Every check then runs on those copies, and only the
+ * copies are used later, so a value changed after its check is never
+ * seen: a torn or racing write can at worst make the slot malformed,
+ * which is refused like any other. A malformed slot still yields a WQE,
+ * with opcode MRC_WR_INVALID and no data, so that it completes in order
+ * with IB_WC_LOC_QP_OP_ERR.
  */
 int mrc_send_wqe_from_user(enum ib_qp_type type, struct mrc_send_wqe *wqe,
 			   const struct metaroce_send_wqe *uwqe, u32 max_sge,
 			   u32 max_inline)
 {
+	u32 opcode = READ_ONCE(uwqe->opcode);
+	u32 flags = READ_ONCE(uwqe->send_flags);
 	const void *udata = uwqe + 1;
-	struct metaroce_send_wqe h;
 	u64 total = 0;
-	u32 i;
+	u32 i, n;
 
 	BUILD_BUG_ON(sizeof(struct mrc_sge) != sizeof(struct metaroce_sge));
-	memcpy(&h, uwqe, sizeof(h));
-
 	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = h.wr_id;
-	wqe->opcode = h.opcode;
-	wqe->send_flags = h.send_flags;
-	wqe->ex.invalidate_rkey = h.ex.invalidate_rkey;
+	wqe->wr_id = READ_ONCE(uwqe->wr_id);
+	wqe->opcode = opcode;
+	wqe->send_flags = flags;
+	wqe->ex.invalidate_rkey = READ_ONCE(uwqe->ex.invalidate_rkey);
 
-	if (!mrc_user_opcode_ok(h.opcode) || mrc_wr_opcode_ok(type, h.opcode) ||
-	    (h.send_flags & ~MRC_USER_SEND_FLAGS))
+	if (!mrc_user_opcode_ok(opcode) || mrc_wr_opcode_ok(type, opcode) ||
+	    (flags & ~MRC_USER_SEND_FLAGS))
 		goto bad;
 
-	if (h.send_flags & IB_SEND_INLINE) {
-		if (!mrc_opcode_inlinable(h.opcode) || h.length > max_inline)
+	if (flags & IB_SEND_INLINE) {
+		n = READ_ONCE(uwqe->length);
+		if (!mrc_opcode_inlinable(opcode) || n > max_inline)
 			goto bad;
-		memcpy(wqe->data, udata, h.length);
-		total = h.length;
+		memcpy(wqe->data, udata, n);
+		total = n;
 	} else {
 		struct mrc_sge *sge = mrc_send_wqe_sge(wqe);
 
-		if (h.num_sge > max_sge)
+		n = READ_ONCE(uwqe->num_sge);
+		if (n > max_sge)
 			goto bad;
-		memcpy(sge, udata, h.num_sge * sizeof(*sge));
-		for (i = 0; i < h.num_sge; i++)
+		memcpy(sge, udata, n * sizeof(*sge));
+		for (i = 0; i < n; i++)
 			total += sge[i].length;
-		wqe->num_sge = h.num_sge;
+		wqe->num_sge = n;
 	}
 	if (total > MRC_MAX_MSG_SIZE)
 		goto bad;
 
-	switch (h.opcode) {
+	switch (opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
-		wqe->wr.rdma.remote_addr = h.wr.rdma.remote_addr;
-		wqe->wr.rdma.rkey = h.wr.rdma.rkey;
+		wqe->wr.rdma.remote_addr = READ_ONCE(uwqe->wr.rdma.remote_addr);
+		wqe->wr.rdma.rkey = READ_ONCE(uwqe->wr.rdma.rkey);
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.atomic.remote_addr =
+			READ_ONCE(uwqe->wr.atomic.remote_addr);
 		if (wqe->num_sge != 1 || total != 8 ||
-		    (h.wr.atomic.remote_addr & 7))
+		    (wqe->wr.atomic.remote_addr & 7))
 			goto bad;
-		wqe->wr.atomic.remote_addr = h.wr.atomic.remote_addr;
-		wqe->wr.atomic.compare_add = h.wr.atomic.compare_add;
-		wqe->wr.atomic.swap = h.wr.atomic.swap;
-		wqe->wr.atomic.rkey = h.wr.atomic.rkey;
+		wqe->wr.atomic.compare_add =
+			READ_ONCE(uwqe->wr.atomic.compare_add);
+		wqe->wr.atomic.swap = READ_ONCE(uwqe->wr.atomic.swap);
+		wqe->wr.atomic.rkey = READ_ONCE(uwqe->wr.atomic.rkey);
 		break;
 	default:
 		break;
@@ -325,9 +333,9 @@ int mrc_send_wqe_from_user(enum ib_qp_type type, struct mrc_send_wqe *wqe,
 	if (type == IB_QPT_UD) {
 		/* resolved (and checked) by the sender: mrc_ah_lookup() */
 		wqe->wr.ud.ah = NULL;
-		wqe->wr.ud.ah_num = h.wr.ud.ah_num;
-		wqe->wr.ud.remote_qpn = h.wr.ud.remote_qpn;
-		wqe->wr.ud.remote_qkey = h.wr.ud.remote_qkey;
+		wqe->wr.ud.ah_num = READ_ONCE(uwqe->wr.ud.ah_num);
+		wqe->wr.ud.remote_qpn = READ_ONCE(uwqe->wr.ud.remote_qpn);
+		wqe->wr.ud.remote_qkey = READ_ONCE(uwqe->wr.ud.remote_qkey);
 	}
 	wqe->length = total;
 	return 0;
@@ -337,28 +345,31 @@ bad:
 	wqe->send_flags &= IB_SEND_SIGNALED;
 	wqe->num_sge = 0;
 	wqe->length = 0;
+	memset(&wqe->wr, 0, sizeof(wqe->wr));
 	return -EINVAL;
 }
 
-/* As above for a receive slot; a malformed one becomes a 0-byte buffer. */
+/*
+ * As above for a receive slot (one load of num_sge, one copy of the
+ * SGEs); a malformed one becomes a 0-byte buffer.
+ */
 int mrc_recv_wqe_from_user(struct mrc_recv_wqe *wqe,
 			   const struct metaroce_recv_wqe *uwqe, u32 max_sge)
 {
-	struct metaroce_recv_wqe h;
+	u32 n = READ_ONCE(uwqe->num_sge);
 	u64 total = 0;
 	u32 i;
 
-	memcpy(&h, uwqe, sizeof(h));
-	wqe->wr_id = h.wr_id;
+	wqe->wr_id = READ_ONCE(uwqe->wr_id);
 	wqe->num_sge = 0;
 	wqe->length = 0;
-	if (h.num_sge > max_sge)
+	if (n > max_sge)
 		return -EINVAL;
 
-	memcpy(wqe->sge, uwqe + 1, h.num_sge * sizeof(struct mrc_sge));
-	for (i = 0; i < h.num_sge; i++)
+	memcpy(wqe->sge, uwqe + 1, n * sizeof(struct mrc_sge));
+	for (i = 0; i < n; i++)
 		total += wqe->sge[i].length;
-	wqe->num_sge = h.num_sge;
+	wqe->num_sge = n;
 	wqe->length = min_t(u64, total, U32_MAX);
 	return 0;
 }

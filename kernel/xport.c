@@ -6,8 +6,11 @@
  * Contexts and locking: see xport.h.
  */
 
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <net/ipv6.h>
 
 #include "fault.h"
 #include "linger.h"
@@ -193,6 +196,27 @@ bool mrc_xp_encode(struct mrc_xp *xp, struct mrc_pkt *pkt, u8 *buf, u32 len)
 	}
 	mrc_wire_seal(buf, len);
 	return true;
+}
+
+/*
+ * [SEC-3] Did @skb come from the connection's peer? The QP number and
+ * cookie are all that name a connection ([ENC-30]), and both can be
+ * guessed or seen; the source address narrows who can inject to hosts
+ * that can forge the peer's. One address per peer for now: with planes
+ * ([PATH-8]) this becomes the set the peer uses.
+ */
+bool mrc_xp_from_peer(const struct mrc_xp *xp, const struct sk_buff *skb)
+{
+	const struct mrc_av *av = xp->av;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return av->daddr.in4.sin_family == AF_INET &&
+		       ip_hdr(skb)->saddr == av->daddr.in4.sin_addr.s_addr;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return av->daddr.in6.sin6_family == AF_INET6 &&
+		       ipv6_addr_equal(&ipv6_hdr(skb)->saddr,
+				       &av->daddr.in6.sin6_addr);
+	return false;
 }
 
 /*
@@ -850,7 +874,6 @@ static void mrc_xp_destroy(struct mrc_qp *qp)
 {
 	struct mrc_xp *xp = mrc_xp_of(qp);
 	struct sk_buff_head out;
-	bool linger;
 
 	if (!xp)
 		return;
@@ -864,16 +887,17 @@ static void mrc_xp_destroy(struct mrc_qp *qp)
 		mrc_conn_ack_release(&xp->conn);
 		mrc_rx_acks(xp, ktime_get_ns(), &out);
 	}
-	/* [REL-21] a healthy connection that received data answers on */
-	linger = xp->live && mrc_conn_may_linger(&xp->conn);
+	/*
+	 * [REL-21] a healthy connection that received data answers on,
+	 * but only from release: see mrc_xp_release()
+	 */
+	xp->linger_due = xp->live && mrc_conn_may_linger(&xp->conn);
 	xp->dead = true;
 	xp->live = false;
 	mrc_xp_unlock_xmit(xp, &out);
 	/* nothing re-arms or re-queues once dead is seen under the lock */
 	hrtimer_cancel(&xp->timer);
 	cancel_work_sync(&xp->work);
-	if (linger)
-		mrc_linger_start(xp);
 }
 
 void mrc_xp_free(struct mrc_xp *xp)
@@ -883,6 +907,11 @@ void mrc_xp_free(struct mrc_xp *xp)
 	kvfree(xp);
 }
 
+/*
+ * Every QP reference is gone (a receive in flight, a queued ACK flush):
+ * nobody reaches the transport through the QP any more, so only now may
+ * it become the device's, whose reaper frees it at any time (linger.c).
+ */
 static void mrc_xp_release(struct mrc_qp *qp)
 {
 	struct mrc_xp *xp = mrc_xp_of(qp);
@@ -890,8 +919,9 @@ static void mrc_xp_release(struct mrc_qp *qp)
 	if (!xp)
 		return;
 	qp->xport = NULL;
-	/* a lingering transport is the device's now (linger.c) */
-	if (!xp->lingering)
+	if (xp->linger_due)
+		mrc_linger_start(xp);
+	else
 		mrc_xp_free(xp);
 }
 

@@ -9,8 +9,9 @@
  *            and the per-QP work item
  *   tx.c     send engine: WQEs -> core messages -> packets; ACK/NAK in;
  *            send completions
- *   rx.c     receive: parse, QP lookup, placement, READ/ATOMIC
- *            execution, ACKs out, receive completions
+ *   demux.c  datagrams in: parse, bundles, QP lookup by type ([SEC-10])
+ *   rx.c     an RC QP's receive: source, state, cookie, placement,
+ *            READ/ATOMIC execution, ACKs out, receive completions
  *
  * Contexts and locking (also Documentation/design.rst):
  *  - xp->lock (spin_lock_bh) serialises everything below it: the core
@@ -28,8 +29,10 @@
  *    dropped, in build order (mrc_xp_unlock_xmit()).
  *  - Destroy: hooks->destroy marks the transport dead under the lock
  *    (nobody queues work or arms the timer after that), then cancels the
- *    timer and the work; hooks->release frees it once every QP reference
- *    (receive in flight) is gone.
+ *    timer and the work. hooks->release runs once every QP reference (a
+ *    receive in flight, a queued ACK flush) is gone, so nobody can reach
+ *    the transport through the QP: only then is it freed, or handed to
+ *    the device to linger (linger.c), whose reaper may free it at once.
  */
 #ifndef _MRC_XPORT_H
 #define _MRC_XPORT_H
@@ -156,6 +159,7 @@ struct mrc_xp {
 	struct mrc_xp_rmsg rmsg[MRC_CONN_MSGS];
 
 	/* lingering after the QP was destroyed (linger.c) */
+	bool linger_due;		/* destroy chose to; release hands over */
 	bool lingering;
 	u64 linger_until;
 	struct mrc_av linger_av;
@@ -165,9 +169,13 @@ struct mrc_xp {
 	struct mrc_conn conn;		/* large; last */
 };
 
+/*
+ * qp->xport is a different object for each QP type (ud.c keeps its own
+ * there): only an RC QP's is a transport, whatever a packet claims.
+ */
 static inline struct mrc_xp *mrc_xp_of(struct mrc_qp *qp)
 {
-	return qp->xport;
+	return qp->ibqp.qp_type == IB_QPT_RC ? qp->xport : NULL;
 }
 
 extern const struct mrc_qp_hooks mrc_xp_hooks;
@@ -184,6 +192,7 @@ void mrc_xp_set_rides(struct sk_buff *skb);
 struct sk_buff *mrc_xp_ride_host(struct mrc_xp *xp, struct sk_buff_head *out);
 void mrc_xp_ride(struct mrc_xp *xp, struct sk_buff *host, u32 len);
 bool mrc_xp_encode(struct mrc_xp *xp, struct mrc_pkt *pkt, u8 *buf, u32 len);
+bool mrc_xp_from_peer(const struct mrc_xp *xp, const struct sk_buff *skb);
 int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out);
 
@@ -201,9 +210,29 @@ int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig);
 bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 		       u32 len, u32 tag, u64 orig);
 
-/* rx.c */
+/*
+ * Where in the received skb the packet being processed starts: 0, or
+ * deeper for the packets of a bundle ([ENC-13]). The UDP layer is done
+ * with the control block once it hands us the skb.
+ */
+struct mrc_rx_cb {
+	u32 pkt_off;
+};
+
+#define MRC_RX_CB(skb)	((struct mrc_rx_cb *)(skb)->cb)
+
+/* demux.c: every datagram the UDP tunnel receives (net.h) */
 void mrc_rx_rcv(struct sk_buff *skb, bool ce);
 void mrc_rx_exit(void);
+
+/* rx.c, all with xp->lock held */
+/*
+ * One packet for @xp; true if it was taken and mrc_rx_pkts_done() must
+ * follow (once for all packets of a datagram).
+ */
+bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
+		const struct sk_buff *skb, bool ce, struct sk_buff_head *out);
+void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
 int mrc_rx_place_sgl(const struct mrc_pkt *pkt, const struct sk_buff *skb,
 		     const struct ib_pd *pd, const struct mrc_sge *sge,
 		     u32 num_sge, u64 offset);

@@ -98,7 +98,6 @@ static bool mrc_carries_payload(u8 type)
 	       type == MRC_PKT_UD_SEND;
 }
 
-/* True when [va, va + len) wraps past 2^64. */
 /* [PKT-40..44] one segment of a SEND, WRITE or READ_RESP message. */
 static enum mrc_wire_reason mrc_check_segment(u16 flags, u32 offset,
 					      u32 payload_len, u32 total_len)

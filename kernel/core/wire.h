@@ -352,12 +352,6 @@ enum mrc_wire_reason {
 
 const char *mrc_wire_reason_str(enum mrc_wire_reason r);
 
-/* [PKT-46] @len bytes from @va pass 2^64. */
-static inline bool mrc_wire_va_wraps(u64 va, u64 len)
-{
-	return len && va > ~(u64)0 - (len - 1);
-}
-
 /* Extension length of a type (without imm); 0 for an unknown type. */
 u32 mrc_wire_ext_len(u8 type);
 
@@ -385,6 +379,16 @@ enum mrc_wire_reason mrc_wire_encode_hdr(const struct mrc_pkt *pkt, u8 *buf,
  */
 enum mrc_wire_reason mrc_wire_encode(const struct mrc_pkt *pkt, u8 *buf,
 				     u32 cap, u32 *len);
+
+/*
+ * [PKT-46] [PKT-50] True when [va, va + len) wraps past 2^64: no packet
+ * may name such a target (MRC_WIRE_E_VA_OVERFLOW), nor a requester send
+ * one ([OPS-35]).
+ */
+static inline bool mrc_wire_va_wraps(u64 va, u64 len)
+{
+	return len && va > ~(u64)0 - (len - 1);
+}
 
 /*
  * [ENC-9] Packets in the datagram @buf of @len bytes: n >= 2 when it is an

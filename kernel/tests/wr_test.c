@@ -314,6 +314,183 @@ static void mrc_wr_user_ud_slot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wqe->opcode, (u32)MRC_WR_INVALID);
 }
 
+/* A user send slot with room for @max_sge SGEs or @max_inline bytes. */
+struct mrc_t_uslot {
+	struct metaroce_send_wqe *u;
+	struct metaroce_sge *sge;
+	struct mrc_send_wqe *wqe;
+};
+
+static void mrc_t_uslot_init(struct kunit *test, struct mrc_t_uslot *s,
+			     u32 max_sge, u32 max_inline)
+{
+	s->u = kunit_kzalloc(test, mrc_user_send_slot_size(max_sge, max_inline),
+			     GFP_KERNEL);
+	s->wqe = kunit_kzalloc(test, mrc_send_wqe_size(max_sge, max_inline),
+			       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s->u);
+	KUNIT_ASSERT_NOT_NULL(test, s->wqe);
+	s->sge = (struct metaroce_sge *)(s->u + 1);
+}
+
+/* A well-formed 2-SGE RDMA WRITE, the base every hostile variant bends. */
+static void mrc_t_uslot_write(struct mrc_t_uslot *s)
+{
+	memset(s->u, 0, sizeof(*s->u));
+	s->u->wr_id = 0xabc;
+	s->u->opcode = IB_WR_RDMA_WRITE;
+	s->u->send_flags = IB_SEND_SIGNALED;
+	s->u->num_sge = 2;
+	s->u->wr.rdma.remote_addr = 0x10000;
+	s->u->wr.rdma.rkey = 7;
+	s->sge[0].addr = 0x1000;
+	s->sge[0].length = 100;
+	s->sge[1].addr = 0x2000;
+	s->sge[1].length = 200;
+}
+
+/*
+ * A refused slot still becomes a WQE, so that it completes in posting
+ * order: MRC_WR_INVALID, which the RC and UD senders complete with
+ * IB_WC_LOC_QP_OP_ERR, carrying nothing (no SGE, no length, no flag but
+ * SIGNALED) and its wr_id.
+ */
+static void mrc_t_expect_refused(struct kunit *test, struct mrc_t_uslot *s,
+				 enum ib_qp_type type, const char *what)
+{
+	KUNIT_EXPECT_EQ_MSG(test, mrc_send_wqe_from_user(type, s->wqe, s->u,
+							 4, 64),
+			    -EINVAL, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, s->wqe->opcode, (u32)MRC_WR_INVALID, "%s",
+			    what);
+	KUNIT_EXPECT_EQ_MSG(test, s->wqe->num_sge, 0u, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, s->wqe->length, 0u, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, s->wqe->send_flags & ~IB_SEND_SIGNALED, 0,
+			    "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, s->wqe->wr_id, s->u->wr_id, "%s", what);
+}
+
+/*
+ * What a hostile process can write into its send ring: each slot below is
+ * refused, whatever it claims, and nothing is read past the slot.
+ */
+static void mrc_wr_user_send_slot_hostile(struct kunit *test)
+{
+	static const u32 bad_ops[] = {
+		IB_WR_LOCAL_INV, IB_WR_REG_MR, IB_WR_LSO, IB_WR_BIND_MW,
+		MRC_WR_INVALID, 0xdead, U32_MAX,
+	};
+	struct mrc_t_uslot s;
+	u32 i;
+
+	mrc_t_uslot_init(test, &s, 4, 64);
+	mrc_t_uslot_write(&s);
+	KUNIT_ASSERT_EQ(test, mrc_send_wqe_from_user(IB_QPT_RC, s.wqe, s.u,
+						     4, 64), 0);
+	KUNIT_EXPECT_EQ(test, s.wqe->length, 300u);
+
+	/* more SGEs than the QP has, up to all ones */
+	s.u->num_sge = 5;
+	mrc_t_expect_refused(test, &s, IB_QPT_RC, "5 SGEs of 4");
+	s.u->num_sge = U32_MAX;
+	mrc_t_expect_refused(test, &s, IB_QPT_RC, "num_sge U32_MAX");
+	s.u->num_sge = 0x80000001;
+	mrc_t_expect_refused(test, &s, IB_QPT_RC, "num_sge * 16 wraps u32");
+
+	/* lengths whose sum passes the largest message */
+	mrc_t_uslot_write(&s);
+	s.sge[0].length = U32_MAX;
+	s.sge[1].length = U32_MAX;
+	mrc_t_expect_refused(test, &s, IB_QPT_RC, "2 x 4 GiB");
+	s.sge[0].length = MRC_MAX_MSG_SIZE;
+	s.sge[1].length = 1;
+	mrc_t_expect_refused(test, &s, IB_QPT_RC, "2 GiB + 1");
+
+	/* inline: longer than max_inline, or all ones */
+	mrc_t_uslot_write(&s);
+	s.u->opcode = IB_WR_SEND;
+	s.u->send_flags |= IB_SEND_INLINE;
+	s.u->length = 65;
+	mrc_t_expect_refused(test, &s, IB_QPT_RC, "inline 65 of 64");
+	s.u->length = U32_MAX;
+	mrc_t_expect_refused(test, &s, IB_QPT_RC, "inline U32_MAX");
+	s.u->opcode = IB_WR_RDMA_READ;
+	s.u->length = 8;
+	mrc_t_expect_refused(test, &s, IB_QPT_RC, "inline READ");
+
+	/* opcodes a process may not post, or that do not exist */
+	for (i = 0; i < ARRAY_SIZE(bad_ops); i++) {
+		mrc_t_uslot_write(&s);
+		s.u->opcode = bad_ops[i];
+		mrc_t_expect_refused(test, &s, IB_QPT_RC, "opcode");
+	}
+	/* an opcode the QP type lacks */
+	mrc_t_uslot_write(&s);
+	mrc_t_expect_refused(test, &s, IB_QPT_UD, "WRITE on UD");
+	s.u->opcode = IB_WR_RDMA_READ;
+	mrc_t_expect_refused(test, &s, IB_QPT_UC, "READ on UC");
+
+	/* any flag but FENCE, SIGNALED, SOLICITED and INLINE */
+	for (i = 0; i < 32; i++) {
+		u32 f = BIT(i);
+
+		if (f & (IB_SEND_FENCE | IB_SEND_SIGNALED |
+			 IB_SEND_SOLICITED | IB_SEND_INLINE))
+			continue;
+		mrc_t_uslot_write(&s);
+		s.u->send_flags |= f;
+		mrc_t_expect_refused(test, &s, IB_QPT_RC, "flag");
+	}
+
+	/* atomics: one 8-byte SGE, an aligned target */
+	mrc_t_uslot_write(&s);
+	s.u->opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+	s.u->num_sge = 1;
+	s.sge[0].length = 8;
+	s.u->wr.atomic.remote_addr = 0x1004;
+	mrc_t_expect_refused(test, &s, IB_QPT_RC, "misaligned atomic");
+	s.u->wr.atomic.remote_addr = 0x1000;
+	s.sge[0].length = 16;
+	mrc_t_expect_refused(test, &s, IB_QPT_RC, "16-byte atomic");
+	s.sge[0].length = 8;
+	KUNIT_EXPECT_EQ(test, mrc_send_wqe_from_user(IB_QPT_RC, s.wqe, s.u,
+						     4, 64), 0);
+}
+
+/* The same for receive slots: a refused one is a 0-byte buffer. */
+static void mrc_wr_user_recv_slot_hostile(struct kunit *test)
+{
+	size_t usize = mrc_user_recv_slot_size(4);
+	struct metaroce_recv_wqe *u = kunit_kzalloc(test, usize, GFP_KERNEL);
+	struct mrc_recv_wqe *wqe;
+	struct metaroce_sge *sge;
+	static const u32 bad_num[] = { 5, 0x10000000, 0x80000001, U32_MAX };
+	u32 i;
+
+	wqe = kunit_kzalloc(test, mrc_recv_wqe_size(4), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	KUNIT_ASSERT_NOT_NULL(test, wqe);
+	sge = (struct metaroce_sge *)(u + 1);
+	u->wr_id = 3;
+	u->num_sge = 4;
+	for (i = 0; i < 4; i++) {
+		sge[i].addr = 0x1000 * (i + 1);
+		sge[i].length = U32_MAX;
+	}
+	/* four 4 GiB buffers: the length saturates, nothing wraps */
+	KUNIT_EXPECT_EQ(test, mrc_recv_wqe_from_user(wqe, u, 4), 0);
+	KUNIT_EXPECT_EQ(test, wqe->num_sge, 4u);
+	KUNIT_EXPECT_EQ(test, wqe->length, U32_MAX);
+	for (i = 0; i < ARRAY_SIZE(bad_num); i++) {
+		u->num_sge = bad_num[i];
+		KUNIT_EXPECT_EQ_MSG(test, mrc_recv_wqe_from_user(wqe, u, 4),
+				    -EINVAL, "num_sge %u", bad_num[i]);
+		KUNIT_EXPECT_EQ(test, wqe->num_sge, 0u);
+		KUNIT_EXPECT_EQ(test, wqe->length, 0u);
+		KUNIT_EXPECT_EQ(test, wqe->wr_id, 3ull);
+	}
+}
+
 static struct kunit_case mrc_wr_cases[] = {
 	KUNIT_CASE(mrc_wr_opcodes_per_qp_type),
 	KUNIT_CASE(mrc_wr_sge_limits),
@@ -326,6 +503,8 @@ static struct kunit_case mrc_wr_cases[] = {
 	KUNIT_CASE(mrc_wr_sges_and_remote_copied),
 	KUNIT_CASE(mrc_wr_completion_opcodes),
 	KUNIT_CASE(mrc_wr_user_ud_slot),
+	KUNIT_CASE(mrc_wr_user_send_slot_hostile),
+	KUNIT_CASE(mrc_wr_user_recv_slot_hostile),
 	{}
 };
 

@@ -171,11 +171,13 @@ extern const struct verbs_context_ops mrc_context_ops;
 uint32_t mrc_slot_max_sge(uint32_t slot_size, size_t hdr);
 void mrc_send_wqe_header(struct metaroce_send_wqe *w, uint64_t wr_id,
 			 enum ibv_wr_opcode opcode, unsigned int send_flags);
-int mrc_send_wqe_build(void *slot, uint32_t slot_size, uint32_t max_inline,
-		       enum ibv_qp_type type, const struct ibv_send_wr *wr);
+/* @max_sge, @max_inline: the QP's, as the kernel granted them */
+int mrc_send_wqe_build(void *slot, uint32_t slot_size, uint32_t max_sge,
+		       uint32_t max_inline, enum ibv_qp_type type,
+		       const struct ibv_send_wr *wr);
 int mrc_send_wqe_set_ud(struct metaroce_send_wqe *w, struct ibv_ah *ah,
 			uint32_t remote_qpn, uint32_t remote_qkey);
-int mrc_recv_wqe_build(void *slot, uint32_t slot_size,
+int mrc_recv_wqe_build(void *slot, uint32_t slot_size, uint32_t max_sge,
 		       const struct ibv_recv_wr *wr);
 void mrc_wc_from_uverbs(struct ibv_wc *wc, const struct ib_uverbs_wc *u);
 

@@ -155,8 +155,8 @@ int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		}
 		err = mrc_send_wqe_build(mrc_ring_slot(r, r->mine + n),
-					 r->slot_size, qp->max_inline,
-					 ibqp->qp_type, wr);
+					 r->slot_size, r->max_sge,
+					 qp->max_inline, ibqp->qp_type, wr);
 		if (err)
 			break;
 	}
@@ -189,7 +189,7 @@ static int mrc_post_recv_ring(struct mrc_ring *r, pthread_spinlock_t *lock,
 			break;
 		}
 		err = mrc_recv_wqe_build(mrc_ring_slot(r, r->mine + n),
-					 r->slot_size, wr);
+					 r->slot_size, r->max_sge, wr);
 		if (err)
 			break;
 	}
@@ -419,7 +419,8 @@ static void mrc_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num,
 
 	if (!w)
 		return;
-	if (num > mrc_slot_max_sge(qp->sq.slot_size, sizeof(*w))) {
+	if (num > qp->sq.max_sge ||
+	    num > mrc_slot_max_sge(qp->sq.slot_size, sizeof(*w))) {
 		qp->wr.err = EINVAL;
 		qp->wr.cur = NULL;
 		return;
@@ -522,7 +523,8 @@ void mrc_qp_set_wr_ops(struct mrc_qp *qp, uint64_t ops)
 /* --- create / modify / query / destroy --------------------------------------- */
 
 static int mrc_qp_map(struct mrc_qp *qp, int cmd_fd,
-		      const struct metaroce_create_qp_resp *r, int has_srq)
+		      const struct metaroce_create_qp_resp *r,
+		      const struct ibv_qp_cap *cap, int has_srq)
 {
 	int err;
 
@@ -530,6 +532,7 @@ static int mrc_qp_map(struct mrc_qp *qp, int cmd_fd,
 			   sizeof(struct metaroce_send_wqe));
 	if (err)
 		return err;
+	qp->sq.max_sge = cap->max_send_sge;
 	if (!has_srq) {
 		err = mrc_ring_map(&qp->rq, cmd_fd, &r->rq,
 				   sizeof(struct metaroce_recv_wqe));
@@ -537,6 +540,7 @@ static int mrc_qp_map(struct mrc_qp *qp, int cmd_fd,
 			mrc_ring_unmap(&qp->sq);
 			return err;
 		}
+		qp->rq.max_sge = cap->max_recv_sge;
 	}
 	qp->max_inline = r->max_inline;
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
@@ -555,13 +559,14 @@ static void mrc_qp_free(struct mrc_qp *qp)
 
 /*
  * Both create paths end here once the kernel made the QP: map its rings,
- * or destroy it again so a failed create leaves nothing behind.
+ * or destroy it again so a failed create leaves nothing behind. @cap is
+ * what the kernel granted (libibverbs copied its answer in).
  */
 static struct ibv_qp *mrc_qp_created(struct mrc_qp *qp, int cmd_fd,
 				     const struct metaroce_create_qp_resp *drv,
-				     int has_srq)
+				     const struct ibv_qp_cap *cap, int has_srq)
 {
-	int err = mrc_qp_map(qp, cmd_fd, drv, has_srq);
+	int err = mrc_qp_map(qp, cmd_fd, drv, cap, has_srq);
 
 	if (err) {
 		ibv_cmd_destroy_qp(&qp->vqp.qp);
@@ -605,7 +610,7 @@ struct ibv_qp *mrc_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		return NULL;
 	}
 	return mrc_qp_created(qp, pd->context->cmd_fd, &resp.drv_payload,
-			      attr->srq != NULL);
+			      &attr->cap, attr->srq != NULL);
 }
 
 struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
@@ -659,7 +664,7 @@ struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		qp->vqp.comp_mask |= VERBS_QP_EX;
 	return mrc_qp_created(qp, ibctx->cmd_fd, &resp.drv_payload,
-			      attr->srq != NULL);
+			      &attr->cap, attr->srq != NULL);
 }
 
 int mrc_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)

@@ -25,6 +25,7 @@ struct mrc_ring {
 	uint32_t num;			/* power of two */
 	uint32_t mask;
 	uint32_t slot_size;
+	uint32_t max_sge;		/* SQ, RQ, SRQ: the SGEs a WR may carry */
 	uint32_t mine;			/* the index the provider owns */
 };
 

@@ -38,6 +38,8 @@ struct ibv_srq *mrc_create_srq(struct ibv_pd *pd,
 		ibv_cmd_destroy_srq(&srq->vsrq.srq);
 		goto fail;
 	}
+	/* libibverbs copied the kernel's answer in */
+	srq->ring.max_sge = attr->attr.max_sge;
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
 	return &srq->vsrq.srq;
 

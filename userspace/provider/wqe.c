@@ -59,15 +59,22 @@ void mrc_send_wqe_header(struct metaroce_send_wqe *w, uint64_t wr_id,
 				      IBV_SEND_SOLICITED | IBV_SEND_INLINE);
 }
 
-int mrc_send_wqe_build(void *slot, uint32_t slot_size, uint32_t max_inline,
-		       enum ibv_qp_type type, const struct ibv_send_wr *wr)
+int mrc_send_wqe_build(void *slot, uint32_t slot_size, uint32_t max_sge,
+		       uint32_t max_inline, enum ibv_qp_type type,
+		       const struct ibv_send_wr *wr)
 {
 	struct metaroce_send_wqe *w = slot;
 	uint8_t *data = (uint8_t *)(w + 1);
 	uint64_t total = 0;
 	int i;
 
-	if (!mrc_opcode_ok(type, wr->opcode) || wr->num_sge < 0)
+	/*
+	 * The QP's max_send_sge bounds every WR, inline or not, as the
+	 * kernel's post check does; the slot may hold more (it is sized
+	 * for max_inline too). Checked before the slot is touched.
+	 */
+	if (!mrc_opcode_ok(type, wr->opcode) || wr->num_sge < 0 ||
+	    (uint32_t)wr->num_sge > max_sge)
 		return EINVAL;
 	mrc_send_wqe_header(w, wr->wr_id, wr->opcode, wr->send_flags);
 
@@ -157,14 +164,14 @@ int mrc_send_wqe_set_ud(struct metaroce_send_wqe *w, struct ibv_ah *ah,
 	return 0;
 }
 
-int mrc_recv_wqe_build(void *slot, uint32_t slot_size,
+int mrc_recv_wqe_build(void *slot, uint32_t slot_size, uint32_t max_sge,
 		       const struct ibv_recv_wr *wr)
 {
 	struct metaroce_recv_wqe *w = slot;
 	struct metaroce_sge *sge = (struct metaroce_sge *)(w + 1);
 	int i;
 
-	if (wr->num_sge < 0 ||
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge ||
 	    (uint32_t)wr->num_sge > mrc_slot_max_sge(slot_size, sizeof(*w)))
 		return EINVAL;
 	w->wr_id = wr->wr_id;

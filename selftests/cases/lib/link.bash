@@ -8,19 +8,27 @@
 MRC_LIB=$(readlink -f "${BASH_SOURCE[0]}")
 TOP=${TOP:-$(cd "${MRC_LIB%/*}/../../.." && pwd)}
 MRC_TIMEOUT=${MRC_TIMEOUT:-20}
+# How many times slower than the stock kernel the bed's kernel runs (4 for the
+# debug kernel): every wait_until scales by it. run-bed exports it; a case
+# run by hand reads it from the bed's state, and passes it to the guests (g).
+if [ -z "${MRC_SLOW:-}" ]; then
+	MRC_SLOW=$(grep -so ' SLOW=[0-9]*' "$TOP/.cache/bed/bed.env" | cut -d= -f2)
+	MRC_SLOW=${MRC_SLOW:-1}
+fi
 IB=/sys/class/infiniband
 
 fail() { echo "FAIL${MRC_VM:+ ($MRC_VM)}: $*" >&2; exit 1; }
 
-# wait_until DESC CMD...: poll CMD every 0.1 s until it succeeds.
+# wait_until DESC CMD...: poll CMD every 0.1 s until it succeeds, for at most
+# MRC_TIMEOUT times MRC_SLOW seconds.
 wait_until() {
 	local desc=$1 i
 	shift
-	for ((i = 0; i < MRC_TIMEOUT * 10; i++)); do
+	for ((i = 0; i < MRC_TIMEOUT * MRC_SLOW * 10; i++)); do
 		"$@" && return 0
 		sleep 0.1
 	done
-	fail "after ${MRC_TIMEOUT}s still not: $desc"
+	fail "after $((MRC_TIMEOUT * MRC_SLOW))s still not: $desc"
 }
 
 # ------------------------------------------------------------- guest side
@@ -191,7 +199,7 @@ MRC_SELF=$(readlink -f "$0")
 g() {
 	local vm=$1
 	shift
-	"$BED" exec "$vm" -- env MRC_VM="$vm" bash "$MRC_SELF" --guest "$@"
+	"$BED" exec "$vm" -- env MRC_VM="$vm" MRC_SLOW="$MRC_SLOW" bash "$MRC_SELF" --guest "$@"
 }
 
 # case_main "$@": in a guest, run the requested step and exit; on the host,
@@ -234,7 +242,7 @@ case_guest_end() {
 }
 
 # Kernel log lines that must never appear while a case runs.
-MRC_BAD_LOG='Oops|BUG:|kernel BUG at|WARNING:|KASAN|UBSAN|general protection fault|Kernel panic|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|hung task|blocked for more than|soft lockup|hard LOCKUP|Call Trace:|list_(add|del) corruption|refcount_t: |unregister_netdevice: waiting'
+MRC_BAD_LOG=$(grep -v -e '^#' -e '^$' "$TOP/selftests/lib/bad-kernel-log" | paste -sd '|')
 
 # A case may define case_host_cleanup, run first on the host at the end.
 case_cleanup() {

@@ -53,7 +53,7 @@ static void test_send_build(void)
 	wr.imm_data = htobe32(7);
 	wr.wr.rdma.remote_addr = 0xabc000;
 	wr.wr.rdma.rkey = 0x99;
-	err = mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr);
+	err = mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr);
 	CHECK(!err, "write_imm: %d", err);
 	CHECK(w->wr_id == 0x1234 && w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM,
 	      "header");
@@ -65,11 +65,11 @@ static void test_send_build(void)
 	      "rdma");
 
 	wr.num_sge = 12;
-	CHECK(!mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr),
+	CHECK(!mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr),
 	      "12 SGEs fit a 256-byte slot");
 	wr.num_sge = 13;
-	CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr) == EINVAL,
-	      "13 SGEs do not");
+	CHECK(mrc_send_wqe_build(slot, SLOT, 16, 128, IBV_QPT_RC, &wr) == EINVAL,
+	      "13 SGEs do not, whatever max_sge says");
 
 	/* inline: bytes gathered from every SGE, bounded by max_inline */
 	for (i = 0; i < (int)sizeof(data); i++)
@@ -81,26 +81,26 @@ static void test_send_build(void)
 	wr.opcode = IBV_WR_SEND;
 	wr.num_sge = 2;
 	wr.send_flags = IBV_SEND_INLINE;
-	err = mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr);
+	err = mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr);
 	CHECK(!err && w->length == 128 && w->num_sge == 0 &&
 	      (w->send_flags & IBV_SEND_INLINE) && !memcmp(w + 1, data, 128),
 	      "inline 128");
 	sg[1].length = 79;
-	CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr) == EINVAL,
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr) == EINVAL,
 	      "inline over max_inline");
-	CHECK(mrc_send_wqe_build(slot, SLOT, 4096, IBV_QPT_RC, &wr) == 0,
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 4096, IBV_QPT_RC, &wr) == 0,
 	      "129 inline bytes with a larger max_inline");
 	sg[1].length = 200;
-	CHECK(mrc_send_wqe_build(slot, SLOT, 4096, IBV_QPT_RC, &wr) == EINVAL,
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 4096, IBV_QPT_RC, &wr) == EINVAL,
 	      "inline over the slot");
 
 	/* READ ignores INLINE (as HCAs do) and posts SGEs */
 	wr.opcode = IBV_WR_RDMA_READ;
 	wr.num_sge = 1;
-	err = mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr);
+	err = mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr);
 	CHECK(!err && w->num_sge == 1 && !(w->send_flags & IBV_SEND_INLINE),
 	      "read with INLINE");
-	CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UC, &wr) == EINVAL,
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UC, &wr) == EINVAL,
 	      "read on UC");
 
 	/* atomics: one 8-byte SGE, aligned remote address */
@@ -110,27 +110,27 @@ static void test_send_build(void)
 	wr.wr.atomic.remote_addr = 0x1000;
 	wr.wr.atomic.compare_add = 5;
 	wr.wr.atomic.rkey = 3;
-	err = mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr);
+	err = mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr);
 	CHECK(!err && w->wr.atomic.compare_add == 5 && w->wr.atomic.rkey == 3,
 	      "fetch_add");
 	wr.wr.atomic.remote_addr = 0x1004;
-	CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr) == EINVAL,
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr) == EINVAL,
 	      "misaligned atomic");
 	wr.wr.atomic.remote_addr = 0x1000;
 	sg[0].length = 4;
-	CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr) == EINVAL,
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr) == EINVAL,
 	      "4-byte atomic");
 
 	wr.opcode = IBV_WR_LOCAL_INV;
-	CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr) == EINVAL,
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr) == EINVAL,
 	      "LOCAL_INV from userspace");
 	wr.opcode = IBV_WR_BIND_MW;
-	CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_RC, &wr) == EINVAL,
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr) == EINVAL,
 	      "BIND_MW");
 	/* UD: SENDs only, to an AH by its kernel number */
 	wr.opcode = IBV_WR_SEND;
 	wr.wr.ud.ah = NULL;
-	CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UD, &wr) == EINVAL,
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UD, &wr) == EINVAL,
 	      "UD without an AH");
 	{
 		struct mrc_ah ah = { .num = 0 };
@@ -138,11 +138,11 @@ static void test_send_build(void)
 		wr.wr.ud.ah = &ah.ibah;
 		wr.wr.ud.remote_qpn = 0x123456;
 		wr.wr.ud.remote_qkey = 0x11111111;
-		CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UD, &wr) ==
+		CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UD, &wr) ==
 			      EINVAL,
 		      "UD with an unnumbered AH (ABI 1 kernel)");
 		ah.num = 77;
-		err = mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UD, &wr);
+		err = mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UD, &wr);
 		CHECK(!err && w->opcode == IBV_WR_SEND &&
 			      w->wr.ud.ah_num == 77 &&
 			      w->wr.ud.remote_qpn == 0x123456 &&
@@ -150,12 +150,12 @@ static void test_send_build(void)
 			      w->wr.ud.reserved == 0,
 		      "UD send: %d", err);
 		wr.wr.ud.remote_qpn = 0x1000000;
-		CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UD, &wr) ==
+		CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UD, &wr) ==
 			      EINVAL,
 		      "UD QPN over 24 bits");
 		wr.wr.ud.remote_qpn = 0x123456;
 		wr.opcode = IBV_WR_RDMA_WRITE;
-		CHECK(mrc_send_wqe_build(slot, SLOT, 128, IBV_QPT_UD, &wr) ==
+		CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UD, &wr) ==
 			      EINVAL,
 		      "WRITE on UD");
 	}
@@ -169,16 +169,16 @@ static void test_recv_build(void)
 	struct ibv_sge sg[5] = { { 0x10, 20, 1 }, { 0x20, 30, 2 } };
 	struct ibv_recv_wr wr = { .wr_id = 9, .sg_list = sg, .num_sge = 2 };
 
-	CHECK(!mrc_recv_wqe_build(slot, sizeof(slot), &wr), "recv");
+	CHECK(!mrc_recv_wqe_build(slot, sizeof(slot), 4, &wr), "recv");
 	CHECK(w->wr_id == 9 && w->num_sge == 2 && sge[1].addr == 0x20 &&
 	      sge[1].length == 30 && sge[1].lkey == 2, "recv fields");
 	wr.num_sge = 4;
-	CHECK(!mrc_recv_wqe_build(slot, sizeof(slot), &wr), "4 SGEs fit");
+	CHECK(!mrc_recv_wqe_build(slot, sizeof(slot), 4, &wr), "4 SGEs fit");
 	wr.num_sge = 5;
-	CHECK(mrc_recv_wqe_build(slot, sizeof(slot), &wr) == EINVAL,
-	      "5 SGEs do not");
+	CHECK(mrc_recv_wqe_build(slot, sizeof(slot), 8, &wr) == EINVAL,
+	      "5 SGEs do not, whatever max_sge says");
 	wr.num_sge = -1;
-	CHECK(mrc_recv_wqe_build(slot, sizeof(slot), &wr) == EINVAL,
+	CHECK(mrc_recv_wqe_build(slot, sizeof(slot), 4, &wr) == EINVAL,
 	      "negative num_sge");
 }
 
@@ -280,6 +280,9 @@ static struct mrc_qp *fake_qp(struct verbs_context *vctx)
 	fake_ring(&qp->sq, 4, SLOT);
 	fake_ring(&qp->rq, 4, 16 + 2 * 16);
 	qp->max_inline = 64;
+	/* what the kernel granted, below what the slots could hold */
+	qp->sq.max_sge = 3;
+	qp->rq.max_sge = 1;
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	return qp;
@@ -447,6 +450,80 @@ static void test_post(struct verbs_context *vctx)
 	free(qp);
 }
 
+/*
+ * A WR with more SGEs than the QP was created with fails at post time,
+ * EINVAL with bad_wr on it, though its slot would hold them: the kernel
+ * would only fail it later (IBV_WC_LOC_QP_OP_ERR), an HCA refuses it at
+ * once. Nothing is published and nothing rings.
+ */
+static void test_post_sge_limits(struct verbs_context *vctx)
+{
+	struct mrc_qp *qp = fake_qp(vctx);
+	struct ibv_sge sg[4] = { { 0x5000, 10, 1 }, { 0x6000, 10, 1 },
+				 { 0x7000, 10, 1 }, { 0x8000, 10, 1 } };
+	struct ibv_send_wr wr[2], *bad = NULL;
+	struct ibv_recv_wr rwr, *rbad = NULL;
+	struct ibv_qp_ex *x = &qp->vqp.qp_ex;
+	uint8_t before[SLOT];
+	int err;
+
+	qp->sq.hdr->flags = METAROCE_QUEUE_NEED_WAKEUP;
+	memset(wr, 0, sizeof(wr));
+	wr[0].wr_id = 1;
+	wr[0].opcode = IBV_WR_SEND;
+	wr[0].sg_list = sg;
+	wr[0].num_sge = 3;
+	wr[0].next = &wr[1];
+	wr[1] = wr[0];
+	wr[1].wr_id = 2;
+	wr[1].num_sge = 4;
+	wr[1].next = NULL;
+	memcpy(before, mrc_ring_slot(&qp->sq, 1), SLOT);
+	err = mrc_post_send(&qp->vqp.qp, wr, &bad);
+	CHECK(err == EINVAL && bad == &wr[1], "4 SGEs of 3: %d bad %p", err,
+	      (void *)bad);
+	CHECK(qp->sq.hdr->producer == 1 && qp->stats.sq_doorbells == 1,
+	      "only the first published: prod %u", qp->sq.hdr->producer);
+	CHECK(!memcmp(before, mrc_ring_slot(&qp->sq, 1), SLOT),
+	      "the refused WR wrote nothing");
+
+	/* inline bytes are no SGEs in the slot, but num_sge still counts */
+	wr[1].send_flags = IBV_SEND_INLINE;
+	err = mrc_post_send(&qp->vqp.qp, &wr[1], &bad);
+	CHECK(err == EINVAL && bad == &wr[1], "inline with 4 SGEs: %d", err);
+
+	/* the same through the ibv_wr_*() API */
+	mrc_qp_set_wr_ops(qp, IBV_QP_EX_WITH_SEND);
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_sge_list(x, 4, sg);
+	CHECK(ibv_wr_complete(x) == EINVAL && qp->sq.hdr->producer == 1,
+	      "wr api: 4 SGEs of 3");
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_sge_list(x, 3, sg);
+	CHECK(ibv_wr_complete(x) == 0 && qp->sq.hdr->producer == 2,
+	      "wr api: 3 SGEs");
+
+	/* receives: 2 SGEs fit the slot, the QP takes 1 */
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.wr_id = 9;
+	rwr.sg_list = sg;
+	rwr.num_sge = 2;
+	err = mrc_post_recv(&qp->vqp.qp, &rwr, &rbad);
+	CHECK(err == EINVAL && rbad == &rwr && qp->rq.hdr->producer == 0,
+	      "recv with 2 SGEs of 1: %d", err);
+	rwr.num_sge = 1;
+	CHECK(!mrc_post_recv(&qp->vqp.qp, &rwr, &rbad) &&
+	      qp->rq.hdr->producer == 1, "recv with 1 SGE");
+
+	free(to_mcq(qp->vqp.qp.send_cq)->ring.hdr);
+	free(to_mcq(qp->vqp.qp.send_cq));
+	free(qp->sq.hdr);
+	free(qp->rq.hdr);
+	free(qp);
+}
+
 int main(void)
 {
 	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
@@ -460,6 +537,7 @@ int main(void)
 	test_ring_info();
 	test_ring_room();
 	test_post(vctx);
+	test_post_sge_limits(vctx);
 	close(vctx->context.cmd_fd);
 	free(vctx->priv);
 	free(vctx);
