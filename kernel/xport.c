@@ -617,6 +617,9 @@ static void mrc_xp_reset_locked(struct mrc_xp *xp)
 	xp->sq_post = 0;
 	xp->sq_take = 0;
 	xp->tx_rsn = 0;
+	/* READs dropped unanswered must not hold [OPS-4]'s room for good */
+	xp->rd_posted = 0;
+	xp->rd_retired = 0;
 	xp->resp_head = 0;
 	xp->resp_post = 0;
 	xp->resp_tail = 0;

@@ -2,15 +2,16 @@
 # A hostile process (userspace/tools/ufuzz/README.md), short version: in
 # guest a, as uid 65534, mrc_ufuzz writes garbage into its own rings and
 # rings doorbells, posts WRs with bad keys, sends raw uverbs commands and
-# mmaps, destroys objects with work outstanding (150 operations of every
-# class, and the indices of one QP taken across 2^32); every operation
-# must end in the error completion or errno the uAPI promises, each class
-# must have drawn refusals, and a new QP must then move 1 MiB both ways
-# with every byte right. Then 200 QP/CQ/MR/AH create-destroy cycles with
-# verified traffic; rmmod metaroce, the deletion of a macvlan under a
-# device and of the namespace holding it, each under verified traffic,
-# which the process must survive; and rmmod at the end. The bed checks the
-# kernel logs. MRC_UFUZZ_SEED picks another seed (default 1).
+# mmaps, changes QP states under traffic, destroys objects with work
+# outstanding (150 operations of every class, at most 90 s, and the
+# indices of one QP taken across 2^32); every operation must end in the
+# error completion or errno the uAPI promises, each class must have drawn
+# refusals, and a new QP must then move 1 MiB both ways with every byte
+# right. Then 200 QP/CQ/MR/AH create-destroy cycles with verified traffic;
+# rmmod metaroce, the deletion of a macvlan under a device and of the
+# namespace holding it, each under verified traffic, which the process
+# must survive; and rmmod at the end. The bed checks the kernel logs.
+# MRC_UFUZZ_SEED picks another seed (default 1).
 # bed-timeout: 600
 set -euo pipefail
 # shellcheck source=lib/ufuzz.bash
@@ -24,12 +25,12 @@ case_main "$@"
 g a uf_up 1
 g b uf_up 2
 g b uf_peer mrc0 "$UF_PORT" 600
-echo "fuzzing with seed $SEED"
-g a uf_fuzz "$SEED" 150 120
-echo "churn"
+echo "fuzzing with seed $SEED (${SECONDS}s)"
+g a uf_fuzz "$SEED" 150 90
+echo "churn (${SECONDS}s)"
 g a uf_churn 200 "$SEED"
 uf_teardowns_setup
 uf_teardowns
 g a uf_rmmod
 g a uf_log_clean "$MRC_CASE"
-echo "ok: 47-user-fuzz"
+echo "ok: 47-user-fuzz (${SECONDS}s)"

@@ -241,7 +241,7 @@ nf_counters() {
 # rate-limited reports, the NVMe host's connection messages, and ib_mad's own
 # rate-limited complaint about a junk MAD: a datagram to QP1 with its Q_Key is
 # delivered to ib_mad, as [SEC-11] says UD datagrams are.
-NF_LOG_OK='mrc-case: |bed-case: |metaroce: QP [0-9]+: |ib_core: MAD received with unsupported |callbacks suppressed|nvme nvme[0-9]+: |nvme[0-9]+n[0-9]+|nvme_fabrics|nvme-fabrics'
+NF_LOG_OK='mrc-case: |bed-case: |metaroce: QP [0-9]+: |ib_core: MAD received with unsupported |callbacks suppressed|nvme nvme[0-9]+: |nvme[0-9]+n[0-9]+|nvme_fabrics|nvme-fabrics|hrtimer: interrupt took'
 
 nf_log_check() {
 	local bad

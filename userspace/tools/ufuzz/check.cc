@@ -4,6 +4,7 @@
 // and never goes without a completion (errors and flushes are reported
 // whether signaled or not).
 
+#include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
@@ -58,10 +59,13 @@ bool finish_sends(Env &e, FQp &q, const std::vector<Posted> &posted, std::vector
 	q.sq.publish(at + 1);
 	ring_sq(q);
 	if (!wait_wr(e, q.cq, marker, wcs, &q)) {
-		unexpected(e, "the marker behind %zu WQEs did not complete in %d ms (QP state %d, "
-			   "%zu completions, SQ consumer %u producer %u)",
-			   posted.size(), e.wc_timeout_ms, fqp_state(q), wcs.size(),
-			   q.sq.consumer(), q.sq.mine());
+		unexpected(e, "the marker behind %zu WQEs did not complete in %d ms (%s QP %u to "
+			   "peer QP %u, state %d, %zu completions, SQ consumer %u producer %u)",
+			   posted.size(), e.wc_timeout_ms, q.type == IBV_QPT_UD ? "UD" : "RC",
+			   q.qp->qp_num, q.peer_qpn, fqp_state(q), wcs.size(), q.sq.consumer(),
+			   q.sq.mine());
+		for (size_t i = 0; i < posted.size(); i++)
+			printf("  WQE %zu: %s\n", i, posted[i].what.c_str());
 		tally_wcs(e, wcs);
 		return false;
 	}

@@ -218,7 +218,7 @@ bool fqp_arm(Env &e, FQp &q, bool fresh_peer)
 	if (!fqp_reset(e, q) || !fqp_init(e, q))
 		return false;
 	// completions of the last use are of no interest now
-	poll_for(e, q.cq, stale, 0);
+	drain_cq(e, q.cq, stale);
 	q.arms++;
 	uint32_t psn = (q.qp->qp_num * 7919u + q.arms * 104729u) & 0xffffff;
 
@@ -289,6 +289,12 @@ static size_t poll_some(Env &e, ibv_cq *cq, std::vector<ibv_wc> &out)
 	}
 	out.insert(out.end(), wc, wc + n);
 	return static_cast<size_t>(n);
+}
+
+void drain_cq(Env &e, ibv_cq *cq, std::vector<ibv_wc> &out)
+{
+	while (poll_some(e, cq, out))
+		;
 }
 
 void poll_for(Env &e, ibv_cq *cq, std::vector<ibv_wc> &out, int ms, size_t until)

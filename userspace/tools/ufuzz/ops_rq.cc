@@ -57,7 +57,7 @@ void op_rq(Env &e, Pool &p, Rng &rng)
 	// RESET empties the RQ: every completion below is of this op's WQEs
 	if (deliver ? !fqp_arm(e, q, true) : !fqp_reset(e, q) || !fqp_init(e, q))
 		return;
-	poll_for(e, q.cq, wcs, 0);
+	drain_cq(e, q.cq, wcs);
 	wcs.clear();
 	Ring &r = q.rq;
 	uint32_t base = r.mine(), n = 1 + static_cast<uint32_t>(rng.below(24));
@@ -136,7 +136,7 @@ void op_srq(Env &e, Pool &p, Rng &rng)
 	e.cls = kSrq;
 	e.t().ops++;
 	ufz_srq_ring(e.srq, &r.r);
-	poll_for(e, q.cq, wcs, 0);
+	drain_cq(e, q.cq, wcs);
 	srq_account(e, wcs);
 	wcs.clear();
 	uint32_t base = r.mine(), out = base - r.consumer();

@@ -148,6 +148,47 @@ void states_under_traffic(Env &e, FQp &q, Rng &rng)
 		fqp_renew(e, q);
 }
 
+// READs nobody answers (the QP talks to a QP number the peer does not
+// have), as many as max_rd_atomic lets out and more, then RESET, which
+// drops them without completions. Connected again, the QP must READ as
+// before: the count of READs outstanding ([OPS-4]) starts again too.
+void reset_with_reads(Env &e, FQp &q, Rng &rng)
+{
+	uint32_t psn = rng.u32() & 0xffffff, nobody = 0xfff000 + rng.u32() % 0xfff;
+	std::vector<Posted> posted;
+	std::vector<ibv_wc> wcs;
+
+	if (!fqp_reset(e, q) || !fqp_init(e, q))
+		return;
+	drain_cq(e, q.cq, wcs);
+	if (int err = rc_connect(q.qp, e.ah_attr, nobody, psn, psn, true)) {
+		unexpected(e, "modify_qp to QP %#x: %s", nobody, strerror(err));
+		return;
+	}
+	uint32_t base = q.sq.mine(), n = 16 + static_cast<uint32_t>(rng.below(8));
+
+	for (uint32_t i = 0; i < n; i++)
+		slot_read(e, q, q.sq.slot(base + i), tag(e, i), 64);
+	q.sq.publish(base + n);
+	ring_sq(q);
+	poll_for(e, q.cq, wcs, 100);	// they go out, nobody answers
+	if (!fqp_arm(e, q, true))
+		return;
+	base = q.sq.mine();
+	slot_read(e, q, q.sq.slot(base), tag(e, 0x100), 64);
+	posted.push_back({tag(e, 0x100), false, describe_send(q.sq.slot(base))});
+	q.sq.publish(base + 1);
+	wcs.clear();
+	if (!finish_sends(e, q, posted, wcs)) {
+		fqp_renew(e, q);
+		return;
+	}
+	for (const ibv_wc &c : wcs)
+		if (c.status != IBV_WC_SUCCESS)
+			unexpected(e, "a READ after a RESET that dropped %u unanswered READs: %s", n,
+				   ibv_wc_status_str(c.status));
+}
+
 // A QP destroyed while another thread rings its doorbells.
 void destroy_while_ringing(Env &e, Rng &rng)
 {
@@ -189,10 +230,18 @@ void op_state(Env &e, Pool &p, Rng &rng)
 {
 	e.cls = kState;
 	e.t().ops++;
-	if (rng.pct(25))
+	switch (rng.below(8)) {
+	case 0:
+	case 1:
 		destroy_while_ringing(e, rng);
-	else
+		break;
+	case 2:
+		reset_with_reads(e, p.rc, rng);
+		break;
+	default:
 		states_under_traffic(e, rng.pct(50) ? p.rc : p.ud, rng);
+		break;
+	}
 }
 
 }  // namespace ufz

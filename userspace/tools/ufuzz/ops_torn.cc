@@ -200,7 +200,7 @@ void torn_rq(Env &e, FQp &q, Rng &rng)
 
 		if (!fqp_reset(e, q) || !fqp_init(e, q))
 			break;
-		poll_for(e, q.cq, wcs, 0);
+		drain_cq(e, q.cq, wcs);
 		wcs.clear();
 		uint32_t base = q.rq.mine();
 

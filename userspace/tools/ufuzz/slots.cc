@@ -137,6 +137,17 @@ void slot_marker(Env &e, FQp &q, uint8_t *slot, uint64_t id)
 	sge(send_sges(slot), at(e, 0), 8, e.mr->lkey);
 }
 
+void slot_read(Env &e, FQp &q, uint8_t *slot, uint64_t id, uint32_t len)
+{
+	auto *w = reinterpret_cast<metaroce_send_wqe *>(slot);
+
+	header(w, id, IBV_WR_RDMA_READ, IBV_SEND_SIGNALED);
+	w->num_sge = 1;
+	sge(send_sges(slot), at(e, kDstOff), len, e.mr->lkey);
+	w->wr.rdma.remote_addr = q.peer_addr;
+	w->wr.rdma.rkey = q.peer_rkey;
+}
+
 void slot_good_send(Env &e, FQp &q, uint8_t *slot, uint64_t id, Rng &rng)
 {
 	static const uint32_t rc_ops[] = {

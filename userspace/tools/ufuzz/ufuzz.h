@@ -245,6 +245,8 @@ void ring_rq(FQp &q);
 void ring_srq(ibv_srq *srq);
 // polls until a WC with @id came; false on timeout
 bool wait_wr(Env &e, ibv_cq *cq, uint64_t id, std::vector<ibv_wc> &out, FQp *ring = nullptr);
+// what the CQ holds now
+void drain_cq(Env &e, ibv_cq *cq, std::vector<ibv_wc> &out);
 // polls for @ms, collecting what comes
 void poll_for(Env &e, ibv_cq *cq, std::vector<ibv_wc> &out, int ms, size_t until = SIZE_MAX);
 void tally_wcs(Env &e, const std::vector<ibv_wc> &wcs);
@@ -254,6 +256,8 @@ uint64_t tag(const Env &e, uint32_t n);
 bool is_tag(const Env &e, uint64_t id);
 void slot_marker(Env &e, FQp &q, uint8_t *slot, uint64_t id);
 void slot_good_send(Env &e, FQp &q, uint8_t *slot, uint64_t id, Rng &rng);
+// an RC READ of @len bytes from the start of the peer's MR
+void slot_read(Env &e, FQp &q, uint8_t *slot, uint64_t id, uint32_t len);
 // garbage into a send slot; true when the kernel must refuse it
 bool slot_send_garbage(Env &e, FQp &q, uint8_t *slot, uint64_t id, Rng &rng);
 bool send_slot_malformed(ibv_qp_type type, const metaroce_send_wqe *w, uint32_t max_sge,
