@@ -38,14 +38,16 @@ static int mrc_res_path(struct sk_buff *msg, const struct mrc_path *p,
 {
 	static const char * const names[] = {
 		"snd_una", "snd_nxt", "inflight", "retries", "rto_in",
-		"rcv_cum", "rcv_pending", "rcv_oow",
+		"rcv_cum", "rcv_pending", "rcv_oow", "state", "sport",
+		"ack_sport", "fails", "fail_why", "reentropies", "repaths",
 	};
 	const struct mrc_path_tx *tx = &p->tx;
 	const struct mrc_path_rx *rx = &p->rx;
 	u64 v[] = {
 		tx->snd_una, tx->snd_nxt, tx->inflight_pkts, tx->retries,
 		mrc_res_in(tx->rto_deadline, now), rx->cum, rx->pending,
-		rx->rx_oow,
+		rx->rx_oow, p->state, p->sport, rx->peer_sport, p->fails,
+		p->fail_why, p->reentropies, p->repaths,
 	};
 	char name[24];
 	u32 i;
