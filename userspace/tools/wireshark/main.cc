@@ -14,11 +14,19 @@
 //                                     port P, default 61791, or by the
 //                                     heuristic), the fields it must show
 //                                     (reference.h)
+//   mrc_pcap sample IN.pcap OUT.pcap [--per-kind N] [--port P]
+//                                     the first N (default 20) MetaRoCE
+//                                     datagrams of each kind (bundle
+//                                     kind; else packet type, resent or
+//                                     not, or a MAD), as captured: a
+//                                     small golden capture of bed traffic
 
 #include <cerrno>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "gen.h"
@@ -114,13 +122,54 @@ int expect(const char *in, const ClaimRules &rules)
 			print_units(stdout, d);
 	return 0;
 }
+// What a datagram is, for sample.
+std::string kind_of(const Datagram &d)
+{
+	static const char *const names[] = {
+		"invalid", "SEND", "WRITE", "READ_REQ", "READ_RESP", "ATOMIC",
+		"ATOMIC_RESP", "ACK", "NAK", "PROBE", "UD_SEND",
+	};
+	const uint8_t *b = d.udp.payload.data();
+	uint32_t avail = uint32_t(d.udp.payload.size());
+	std::string k;
+	mrc_pkt p;
+
+	if (avail >= 2 && mrc_wire_is_pbundle(b, avail))
+		return "packet bundle";
+	if (avail >= 2 && mrc_wire_bundle_count(b, d.reported) > 1)
+		return "ACK bundle";
+	if (mrc_wire_parse_hdr(b, avail, d.reported, &p) != MRC_WIRE_OK)
+		return "other";
+	if (p.type == MRC_PKT_UD_SEND && p.dst_qpn == MRC_WIRE_GSI_QPN)
+		return "MAD";
+	k = names[p.type];
+	return p.flags & MRC_F_RETX ? k + " RETX" : k;
+}
+
+int sample(const char *in, const char *out, const ClaimRules &rules, uint64_t per_kind)
+{
+	std::map<std::string, uint64_t> seen;
+	Writer w(out);
+
+	for (const auto &d : read_or_die(in))
+		if (claimed(d, rules) && ++seen[kind_of(d)] <= per_kind)
+			w.add_record(d.record, d.orig_len);
+	for (const auto &[kind, n] : seen)
+		printf("%s: %" PRIu64 " of %" PRIu64 "\n", kind.c_str(), n < per_kind ? n : per_kind, n);
+	if (!w.close()) {
+		perror(out);
+		return 1;
+	}
+	return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
 {
 	ClaimRules rules;
-	uint64_t seed = 1, count = 2000;
-	std::string cmd, file;
+	uint64_t seed = 1, count = 2000, per_kind = 20;
+	std::string cmd, file, out;
 
 	if (argc < 3)
 		usage("need a command and a file");
@@ -129,7 +178,11 @@ int main(int argc, char **argv)
 	for (int i = 3; i < argc; i++) {
 		std::string a = argv[i];
 
-		if (a == "--seed" && i + 1 < argc)
+		if (a[0] != '-' && out.empty())
+			out = a;
+		else if (a == "--per-kind" && i + 1 < argc)
+			per_kind = number(argv[++i]);
+		else if (a == "--seed" && i + 1 < argc)
 			seed = number(argv[++i]);
 		else if (a == "--count" && i + 1 < argc)
 			count = number(argv[++i]);
@@ -146,5 +199,7 @@ int main(int argc, char **argv)
 		return fuzz(file.c_str(), seed, count);
 	if (cmd == "expect")
 		return expect(file.c_str(), rules);
+	if (cmd == "sample" && !out.empty())
+		return sample(file.c_str(), out.c_str(), rules, per_kind);
 	usage("unknown command");
 }

@@ -138,31 +138,30 @@ Writer::~Writer()
 	close();
 }
 
-void Writer::record(const std::vector<uint8_t> &frame, uint32_t snap)
+void Writer::record(const uint8_t *frame, uint32_t cap, uint32_t orig_len)
 {
-	uint32_t cap = uint32_t(frame.size());
-
 	if (!f_)
 		return;
-	if (snap && snap < cap)
-		cap = snap;
 	n_++;
 	put32le(f_, kEpoch + n_ / 1000, &err_);
 	put32le(f_, (n_ % 1000) * 1000, &err_);
 	put32le(f_, cap, &err_);
-	put32le(f_, uint32_t(frame.size()), &err_);
-	if (fwrite(frame.data(), 1, cap, f_) != cap)
+	put32le(f_, orig_len, &err_);
+	if (fwrite(frame, 1, cap, f_) != cap)
 		err_ = true;
 }
 
 void Writer::add(const Udp &d, uint32_t snap)
 {
-	record(frame_of(d, uint16_t(n_ + 1)), snap);
+	std::vector<uint8_t> f = frame_of(d, uint16_t(n_ + 1));
+	uint32_t len = uint32_t(f.size());
+
+	record(f.data(), snap && snap < len ? snap : len, len);
 }
 
-void Writer::add_frame(const std::vector<uint8_t> &frame)
+void Writer::add_record(const std::vector<uint8_t> &cap, uint32_t orig_len)
 {
-	record(frame, 0);
+	record(cap.data(), uint32_t(cap.size()), orig_len);
 }
 
 bool Writer::close()
@@ -282,8 +281,11 @@ std::vector<Datagram> read_udp(const std::string &path, std::string *err)
 			return {};
 		}
 		d.frame = ++frame;
-		if (parse_frame(buf.data(), cap, &d))
+		if (parse_frame(buf.data(), cap, &d)) {
+			d.record = buf;
+			d.orig_len = le32(rec + 12, swap);
 			out.push_back(std::move(d));
+		}
 	}
 	return out;
 }

@@ -33,12 +33,12 @@ public:
 
 	bool ok() const { return f_ != nullptr && !err_; }
 	void add(const Udp &d, uint32_t snap = 0);
-	// the bytes of a frame that is not UDP (foreign traffic)
-	void add_frame(const std::vector<uint8_t> &frame);
+	// a frame as a capture recorded it: @cap bytes of @orig_len
+	void add_record(const std::vector<uint8_t> &cap, uint32_t orig_len);
 	bool close();
 
 private:
-	void record(const std::vector<uint8_t> &frame, uint32_t snap);
+	void record(const uint8_t *frame, uint32_t cap, uint32_t orig_len);
 
 	FILE *f_ = nullptr;
 	bool err_ = false;
@@ -51,6 +51,8 @@ struct Datagram {
 	uint32_t frame = 0;	// 1-based, as tshark numbers frames
 	Udp udp;		// payload: the captured bytes only
 	uint32_t reported = 0;	// payload bytes on the wire
+	std::vector<uint8_t> record;	// the frame's captured bytes
+	uint32_t orig_len = 0;		// and its length on the wire
 };
 
 // Every UDP datagram of an Ethernet pcap that is not an IP fragment.
