@@ -5,10 +5,11 @@
 //
 //   mrc_pcap golden OUT.pcap          the synthetic golden capture; its
 //                                     legend (frame: what) on stdout
-//   mrc_pcap fuzz OUT.pcap [--seed S] [--count N]
+//   mrc_pcap fuzz OUT.pcap [--seed S] [--count N] [--snap B]
 //                                     N datagrams of the network fuzzer's
 //                                     generator (valid, nearly valid,
-//                                     random, bundles), to port 61791
+//                                     random, bundles), to port 61791;
+//                                     each frame captured to B bytes
 //   mrc_pcap expect IN.pcap [--port P] [--no-heuristic]
 //                                     per frame the dissector claims (by
 //                                     port P, default 61791, or by the
@@ -72,7 +73,7 @@ int golden(const char *out)
 	return 0;
 }
 
-int fuzz(const char *out, uint64_t seed, uint64_t count)
+int fuzz(const char *out, uint64_t seed, uint64_t count, uint32_t snap)
 {
 	mrc_netfuzz::Config cfg;
 	Writer w(out);
@@ -94,7 +95,7 @@ int fuzz(const char *out, uint64_t seed, uint64_t count)
 		u.sport = uint16_t(49200 + i % 500);
 		u.dport = MRC_WIRE_UDP_PORT;
 		u.payload = d.bytes;
-		w.add(u);
+		w.add(u, snap);
 	}
 	if (!w.close()) {
 		perror(out);
@@ -168,7 +169,7 @@ int sample(const char *in, const char *out, const ClaimRules &rules, uint64_t pe
 int main(int argc, char **argv)
 {
 	ClaimRules rules;
-	uint64_t seed = 1, count = 2000, per_kind = 20;
+	uint64_t seed = 1, count = 2000, per_kind = 20, snap = 0;
 	std::string cmd, file, out;
 
 	if (argc < 3)
@@ -184,6 +185,8 @@ int main(int argc, char **argv)
 			per_kind = number(argv[++i]);
 		else if (a == "--seed" && i + 1 < argc)
 			seed = number(argv[++i]);
+		else if (a == "--snap" && i + 1 < argc)
+			snap = number(argv[++i]);
 		else if (a == "--count" && i + 1 < argc)
 			count = number(argv[++i]);
 		else if (a == "--port" && i + 1 < argc)
@@ -196,7 +199,7 @@ int main(int argc, char **argv)
 	if (cmd == "golden")
 		return golden(file.c_str());
 	if (cmd == "fuzz")
-		return fuzz(file.c_str(), seed, count);
+		return fuzz(file.c_str(), seed, count, uint32_t(snap));
 	if (cmd == "expect")
 		return expect(file.c_str(), rules);
 	if (cmd == "sample" && !out.empty())

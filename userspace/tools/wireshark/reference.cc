@@ -381,7 +381,7 @@ void print_units(FILE *f, const Datagram &d)
 		if (r != MRC_WIRE_OK) {
 			o.unit(true);
 			// a table cut by the capture says nothing of the bundle
-			if (avail >= len || avail >= mrc_wire_pbundle_hdr_len(b[MRC_WO_PBUNDLE_COUNT])) {
+			if (r != MRC_WIRE_E_TRUNCATED || avail >= len) {
 				o.v("metaroce.reason", r);
 				o.any("metaroce.pbundle.bad");
 			}
