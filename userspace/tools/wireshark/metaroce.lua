@@ -32,6 +32,7 @@ local MAX_MSG_LEN = 0x80000000
 local ACK_PKT_LEN, ACK_BUNDLE_MAX = 100, 8
 local PBUNDLE_MIN, PBUNDLE_MAX = 2, 32
 local GSI_QPN, GSI_QKEY = 1, 0x80010000
+local TWO_32 = 4294967296	-- PSNs wrap
 
 local T_SEND, T_WRITE, T_READ_REQ, T_READ_RESP = 1, 2, 3, 4
 local T_ATOMIC, T_ATOMIC_RESP, T_ACK, T_NAK = 5, 6, 7, 8
@@ -635,16 +636,16 @@ local function sack(tvb, t, off)
 		local r = tvb(off + 64 + 8 * w, 8)
 		local item = t:add(f.ack_sack, r)
 		local first = #psns
+		local hi, lo = r(0, 4):uint(), r(4, 4):uint()
 		for bit = 0, 63 do
-			local word = bit < 32 and r(4, 4):uint() or r(0, 4):uint()
-			if band(word, lshift(1, bit % 32)) ~= 0 then
-				local psn = (cum + 1 + 64 * w + bit) % 4294967296
+			if band(bit < 32 and lo or hi, lshift(1, bit % 32)) ~= 0 then
+				local psn = (cum + 1 + 64 * w + bit) % TWO_32
 				psns[#psns + 1] = psn
 				item:add(f.ack_sack_psn, r, psn):set_generated()
 			end
 		end
 		item:append_text(string.format(" %d (PSNs %d..%d): %d received", w,
-			(cum + 1 + 64 * w) % 4294967296, (cum + 64 * (w + 1)) % 4294967296, #psns - first))
+			(cum + 1 + 64 * w) % TWO_32, (cum + 64 * (w + 1)) % TWO_32, #psns - first))
 	end
 	t:add(f.ack_sacked, #psns):set_generated()
 	return #psns > 0 and ranges(psns) or "none"
@@ -784,9 +785,13 @@ local function base_fields(tvb, t, off, avail)
 	if fits(28, 4) then t:add(f.cookie, r(28, 4)) end
 end
 
-local function add_verdict(t, item, r, hr)
-	t:add(f.reason, r):set_generated()
-	if r ~= R_OK then
+-- The verdict r (why: what a bundle rule said) and, when the ICRC
+-- failed, hr, what the header's checks say.
+local function add_verdict(item, r, hr, why)
+	item:add(f.reason, r):set_generated()
+	if r ~= R_OK and why then
+		item:add_proto_expert_info(ex[r], why)
+	elseif r ~= R_OK then
 		item:add_proto_expert_info(ex[r])
 	end
 	-- what a packet with a bad ICRC would have failed for besides
@@ -797,8 +802,8 @@ end
 
 -- One packet: plen bytes at off in tvb, the index-th of a bundle (nil:
 -- alone); rule(p) gives the verdict a bundle adds to a packet that is
--- valid on its own. Returns p (p.ok: valid) and a summary for the Info
--- column.
+-- valid on its own, and why. Returns p (p.ok: valid) and a summary for
+-- the Info column.
 local function dissect_packet(tvb, pinfo, tree, off, plen, index, rule)
 	local avail = math.min(plen, tvb:len() - off)
 	local item = tree:add(mrc, tvb(off, avail))
@@ -814,9 +819,10 @@ local function dissect_packet(tvb, pinfo, tree, off, plen, index, rule)
 		return p, "[cut]"
 	end
 	local r, hr = verdict(tvb, off, avail, plen, p, mrc.prefs.check_icrc)
+	local why
 	p.ok = r == R_OK
 	if p.ok and rule then
-		r = rule(p)
+		r, why = rule(p)
 		p.ok = r == R_OK
 	end
 	local name = p.type and (type_names[p.type] or string.format("type %d", p.type)) or "packet"
@@ -827,7 +833,7 @@ local function dissect_packet(tvb, pinfo, tree, off, plen, index, rule)
 		else
 			item:add(f.version, tvb(off, 1))
 		end
-		add_verdict(item, item, r, hr)
+		add_verdict(item, r, hr)
 		item:set_text(string.format("MetaRoCE %s, %s", name, reason_names[r]))
 		return p, name .. " [" .. reason_names[r] .. "]"
 	end
@@ -862,7 +868,7 @@ local function dissect_packet(tvb, pinfo, tree, off, plen, index, rule)
 	else
 		item:add(f.icrc_status, ICRC_UNVERIFIED):set_generated()
 	end
-	add_verdict(item, item, r, hr)
+	add_verdict(item, r, hr, why)
 	if has(p.flags, F_RETX) then
 		item:add_proto_expert_info(ex_retx)
 	end
@@ -932,10 +938,10 @@ local function dissect_pbundle(tvb, pinfo, tree)
 	local qpn
 	local function rule(p)
 		if p.type == T_UD_SEND then
-			return R_BAD_TYPE
+			return R_BAD_TYPE, "A UD_SEND in a packet bundle"
 		end
 		if qpn and p.dst_qpn ~= qpn then
-			return R_BAD_FIELD
+			return R_BAD_FIELD, string.format("For QP 0x%x in a bundle for QP 0x%x", p.dst_qpn, qpn)
 		end
 		qpn = qpn or p.dst_qpn
 		return R_OK
@@ -958,7 +964,10 @@ local function dissect_ack_bundle(tvb, pinfo, tree, n)
 	item:add(f.ackb_count, n):set_generated()
 	item:set_text(string.format("MetaRoCE ACK bundle, %d ACKs", n))
 	local function rule(p)
-		return p.type == T_ACK and R_OK or R_BAD_TYPE
+		if p.type ~= T_ACK then
+			return R_BAD_TYPE, "Not an ACK in an ACK bundle"
+		end
+		return R_OK
 	end
 	local infos = {}
 	for i = 0, n - 1 do
