@@ -20,15 +20,15 @@ IB=/sys/class/infiniband
 fail() { echo "FAIL${MRC_VM:+ ($MRC_VM)}: $*" >&2; exit 1; }
 
 # wait_until DESC CMD...: poll CMD every 0.1 s until it succeeds, for at most
-# MRC_TIMEOUT times MRC_SLOW seconds.
+# MRC_TIMEOUT times MRC_SLOW seconds (of the clock: a CMD that takes its
+# time itself, as one that asks both guests, does not stretch the limit).
 wait_until() {
-	local desc=$1 i
+	local desc=$1 end=$((SECONDS + MRC_TIMEOUT * MRC_SLOW))
 	shift
-	for ((i = 0; i < MRC_TIMEOUT * MRC_SLOW * 10; i++)); do
-		"$@" && return 0
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || fail "after $((MRC_TIMEOUT * MRC_SLOW))s still not: $desc"
 		sleep 0.1
 	done
-	fail "after $((MRC_TIMEOUT * MRC_SLOW))s still not: $desc"
 }
 
 # ------------------------------------------------------------- guest side
@@ -303,7 +303,9 @@ case_guest_end() {
 	if declare -F case_guest_cleanup >/dev/null; then
 		case_guest_cleanup
 	fi
-	ip link set eth0 up
+	# a case may take the direct fabric's eth0 down (the ECMP fabric's
+	# links live in its router namespace)
+	[ ! -e /sys/class/net/eth0 ] || ip link set eth0 up
 	modprobe metaroce
 	mrc_delete_all
 	# "traps: prog[pid] ..." reports a user-space crash, not a kernel problem
