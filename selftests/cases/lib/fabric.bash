@@ -295,8 +295,9 @@ fabric_g_clear() {
 }
 
 # "L TXP TXB RXP RXB QDROPS FDROPS MARKS" for each link (or link $1): its
-# netdev counters, the drops of its root qdisc (netem counts every drop
-# below it too), of its blackhole filters, and the CE marks of its queue.
+# netdev counters, the drops of its root qdisc (the plain FIFO of a healthy
+# link, or netem, which counts every drop below it too), of its blackhole
+# filters, and the CE marks of its queue.
 # Few processes: each costs ~0.1 s under TCG.
 fabric_g_counters() {
 	local l dev qd filt=""
@@ -316,7 +317,7 @@ fabric_g_counters() {
 		# /proc/net/dev: "ethL: rx_bytes rx_packets (6 more) tx_bytes tx_packets"
 		$1 == "dev" && $2 ~ /^eth[0-9]+:$/ {
 			d = $2; sub(":", "", d); c[d] = $12 " " $11 " " $4 " " $3 }
-		$1 == "qdisc" && $2 == "qdisc" { d = $6; root = ($4 == "1:") }
+		$1 == "qdisc" && $2 == "qdisc" { d = $6; root = ($7 == "root") }
 		$1 == "qdisc" && root && $2 == "Sent" { x = $8; sub(",", "", x); qdrop[d] = x }
 		$1 == "qdisc" && $2 == "marked" { mark[d] += $3 }
 		$1 == "qdisc" { for (i = 2; i < NF; i++) if ($i == "ecn_mark") mark[d] += $(i + 1) }
