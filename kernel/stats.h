@@ -54,6 +54,8 @@ enum mrc_stat {
 	MRC_STAT_TX_BUF_FRESH,	/* ... in a newly allocated one */
 	MRC_STAT_ACKS_RODE,	/* [REL-24] held answers that left with data */
 	MRC_STAT_ACK_HOLDS_EXPIRED,	/* ... that waited for a reply in vain */
+	MRC_STAT_PATH_FAILS,	/* [PATH-5] paths failed */
+	MRC_STAT_PATH_MOVES,	/* [PATH-7], [PATH-10] paths that took a new port */
 	MRC_STAT_NUM
 };
 

@@ -179,6 +179,14 @@ struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len)
 }
 
 /* The sender's port and class ride in the control block until the send. */
+void mrc_xp_count_paths(struct mrc_xp *xp, u64 fails, u64 moves)
+{
+	mrc_stat_add(xp->dev, MRC_STAT_PATH_FAILS,
+		     xp->conn.stats.path_fails - fails);
+	mrc_stat_add(xp->dev, MRC_STAT_PATH_MOVES,
+		     xp->conn.stats.path_moves - moves);
+}
+
 void mrc_xp_set_route(struct sk_buff *skb, u32 sport, u32 dscp)
 {
 	MRC_XP_CB(skb)->sport = sport;
@@ -567,10 +575,13 @@ static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 		xp->timer_at = 0;
 	if (mrc_conn_deadline(&xp->conn) <= now) {
 		u64 expired = xp->conn.stats.holds_expired;
+		u64 fails = xp->conn.stats.path_fails;
+		u64 moves = xp->conn.stats.path_moves;
 
 		mrc_conn_on_timer(&xp->conn, now);
 		if (xp->conn.stats.holds_expired != expired)
 			mrc_stat_inc(xp->dev, MRC_STAT_ACK_HOLDS_EXPIRED);
+		mrc_xp_count_paths(xp, fails, moves);
 	}
 	mrc_tx_run(xp, now, budget, &out);
 	if (mrc_rx_complete(xp))	/* responses, answered requests */

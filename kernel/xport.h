@@ -170,6 +170,12 @@ struct mrc_xp {
 };
 
 /*
+ * The device counts what its connections' paths did ([PATH-5], [PATH-7],
+ * [PATH-10]) during a core call that began with these totals.
+ */
+void mrc_xp_count_paths(struct mrc_xp *xp, u64 fails, u64 moves);
+
+/*
  * qp->xport is a different object for each QP type (ud.c keeps its own
  * there): only an RC QP's is a transport, whatever a packet claims.
  */

@@ -494,6 +494,7 @@ static u64 rack_path(struct mrc_conn *c, struct mrc_path *p, u64 now,
 		mrc_cc_on_loss(&p->cc, ev.lost_bytes);
 	/* [PATH-5] lost while others deliver: the route may be dark */
 	if (mrc_sched_on_lost(p, &c->cfg.sched, ev.n_lost, now)) {
+		c->stats.path_fails++;
 		mrc_path_tx_abandon(&p->tx, &ev);
 		for (j = 0; j < ev.n_lost; j++)
 			seg_lost(c, ev.lost[j], false);
@@ -619,9 +620,12 @@ bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack
 				mrc_min_u32(ack->rx_max, c->cfg.pkt_max) /
 				c->cfg.mss * c->cfg.mss);
 	if (ev.n_acked) {
+		u64 moves = p->repaths;
+
 		mrc_sched_on_ack(&c->sched, &c->cfg.sched, c->path,
 				 c->cfg.npaths, ack->path_id, &c->cfg.path,
 				 &c->cfg.cc, c->cc.hint_bps, now);
+		c->stats.path_moves += p->repaths - moves;
 		rack_on_ack(c, ack->path_id, now, &ev);
 		rack_detect(c, now);
 	}
@@ -1147,8 +1151,8 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 
 	for (i = 0; i < c->cfg.npaths; i++) {
 		struct mrc_path *p = &c->path[i];
-
 		enum mrc_path_timer what;
+		u8 was;
 
 		what = mrc_path_tx_on_timer(&p->tx, &c->cfg.path, now, &ev);
 		if (what == MRC_TIMER_NONE)
@@ -1160,13 +1164,17 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 			continue;
 		}
 		mrc_cc_on_rto(&p->cc, &c->cfg.cc);
+		was = p->state;
 		mrc_sched_on_rto(p, &c->cfg.sched, now);
+		if (was != MRC_PATH_FAILED && p->state == MRC_PATH_FAILED)
+			c->stats.path_fails++;
 	}
 	if (c->rack_deadline && now >= c->rack_deadline)
 		rack_detect(c, now);
 	hold_expired(c, now);
-	mrc_sched_maintain(&c->sched, &c->cfg.sched, c->path, c->cfg.npaths,
-			   &c->cfg.path, &c->cfg.cc, now);
+	c->stats.path_moves += mrc_sched_maintain(&c->sched, &c->cfg.sched,
+						  c->path, c->cfg.npaths,
+						  &c->cfg.path, &c->cfg.cc, now);
 }
 
 /* ---- glue to the wire format ---- */

@@ -79,6 +79,12 @@ off_link() {
 
 stop() { touch "$STOP"; }
 
+# a device counter of mrc0 (rdma statistic)
+counter() {
+	rdma statistic show link mrc0/1 | tr ' ' '\n' |
+		awk -v c="$1" 'p { print; exit } $1 == c { p = 1 }'
+}
+
 done_ok() {
 	local log=$1 who=$2
 	MRC_TIMEOUT=300 wait_until "$who finished" test -e "$log.rc"
@@ -109,10 +115,12 @@ sport=$(g a qp_attr p0_sport)
 link=$(fabric_link_of a "$sport" 61791)
 echo "  path 0 (port $sport) takes link $link: black-holed"
 moves=$(g a qp_attr 'p*_reentropies')
+fails=$(g a counter path_fails)
 fabric_blackhole "$link"
 g a wait_until "a path failed and moved to a new port" moved_beyond "$moves"
 g a wait_until "no path's data on link $link" off_link sport "$link"
 g b wait_until "no path's ACKs on link $link" off_link ack_sport "$link"
+[ "$(g a counter path_fails)" -gt "$fails" ] || fail "device counter path_fails did not move"
 acked=$(g a qp_attr 'p*_acked')
 g a wait_until "2 MiB more while link $link is dark" acked_beyond $((acked + 512))
 fabric_counters "$link" | sed 's/^/  counters: /'
@@ -130,7 +138,7 @@ g a wait_until "2 MiB more at 20% loss on link $link" acked_beyond $((acked + 51
 fabric_counters "$link" | sed 's/^/  counters: /'
 fabric_loss "$link" 0
 
-echo "  paths moved $(g a qp_attr 'p*_reentropies') times after failures, $(g a qp_attr 'p*_repaths') to spread ([PATH-10])"
+echo "  paths moved $(g a qp_attr 'p*_reentropies') times after failures, $(g a qp_attr 'p*_repaths') to spread ([PATH-10]); device: path_fails $(g a counter path_fails), path_moves $(g a counter path_moves)"
 g a stop
 g a done_ok "$CLOG" client
 g b done_ok "$SLOG" server

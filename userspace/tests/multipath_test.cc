@@ -183,6 +183,9 @@ void blackhole(bool data, bool acks, const char *what)
 		       rtt / 1e3, worst, during, after, (unsigned long long)fails,
 		       (unsigned long long)st.blackholed);
 		EXPECT_GT(st.blackholed, 0u);
+		// what the device counts (path_fails, path_moves) saw it too
+		EXPECT_GT(sim.sender()->stats.path_fails, 0u);
+		EXPECT_GE(sim.sender()->stats.path_moves, sim.sender()->stats.path_fails / 2);
 		// issue 31: within 100 ms of bed time, some 30 of its RTTs; a
 		// connection whose every ACK route died hears nothing at all
 		// and waits for its RTO, 2 ms here (200 RTTs)
