@@ -869,6 +869,16 @@ static void hold_expired(struct mrc_conn *c, u64 now)
 	c->stats.holds_expired++;
 }
 
+/*
+ * [PATH-11] ACKs follow the route of the path's newest packet: only one
+ * the path accepted, so a packet refused for any reason moves nothing.
+ */
+static void rx_route(struct mrc_path_rx *rx, const struct mrc_rx_seg *seg)
+{
+	if (seg->sport)
+		rx->peer_sport = seg->sport;
+}
+
 enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 				     const struct mrc_rx_seg *seg,
 				     struct mrc_cc_share *share)
@@ -887,9 +897,6 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	rx = &c->path[seg->path_id].rx;
 	switch (mrc_path_rx_check(rx, seg->psn)) {
 	case MRC_RX_PSN_NEW:
-		/* [PATH-11] ACKs follow the path's newest route */
-		if (seg->sport)
-			rx->peer_sport = seg->sport;
 		break;
 	case MRC_RX_PSN_DUP:
 		/* [REL-6] a copy the network made, or one we gave up on */
@@ -936,6 +943,7 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	}
 	/* ack_request() answers ACK_REQ, on this path and every other */
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, false);
+	rx_route(rx, seg);
 	if ((seg->flags & (MRC_F_LAST | MRC_F_ACK_REQ)) ==
 	    (MRC_F_LAST | MRC_F_ACK_REQ))
 		m->want_ack = true;
@@ -955,6 +963,7 @@ dup:
 	 * arrived after all. The path must still count the PSN.
 	 */
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, true);
+	rx_route(rx, seg);
 	if (seg->flags & MRC_F_ACK_REQ)
 		ack_all_pending(c, MRC_ACK_WHY_REQ);
 	c->stats.rx_dup++;
@@ -1006,6 +1015,7 @@ enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
 		return MRC_RX_DROP;
 	}
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, true);
+	rx_route(rx, seg);
 	if (seg->flags & MRC_F_ACK_REQ)
 		ack_all_pending(c, MRC_ACK_WHY_REQ);
 	c->stats.rx_dup++;

@@ -590,6 +590,37 @@ TEST(CC, HomeCapSendsAShareOfTheBacklogAboveOneBdp)
 	EXPECT_EQ(mrc_cc_conn_home_cap(&c, &cfg, 2621440, 0, cfg.keep_home), 0xffffffffu);
 }
 
+// [PATH-11] ACKs leave on the port the path's newest accepted packet came
+// from; a packet the path refuses moves nothing
+TEST(Sched, AcksFollowTheDataPort)
+{
+	std::unique_ptr<mrc_conn> a(new mrc_conn), b(new mrc_conn);
+	mrc_conn_cfg cfg;
+	mrc_tx_seg seg;
+	mrc_ack_info ack;
+	uint32_t msn;
+
+	mrc_conn_cfg_default(&cfg, 2, 1024);
+	ASSERT_TRUE(mrc_conn_init(a.get(), &cfg, 0));
+	ASSERT_TRUE(mrc_conn_init(b.get(), &cfg, 0));
+	// before any packet: b's own path's port
+	EXPECT_EQ(mrc_conn_ack_sport(b.get(), 0), b->path[0].sport);
+	ASSERT_TRUE(mrc_conn_tx_post(a.get(), 0, 3000, 1, &msn));
+	ASSERT_TRUE(mrc_conn_tx_next(a.get(), 10, &seg));
+	mrc_rx_seg r = mrcsim::rx_of(seg);
+	r.sport = 50001;
+	ASSERT_EQ(mrc_conn_rx_data(b.get(), 20, &r, nullptr), MRC_RX_NEW);
+	EXPECT_EQ(mrc_conn_ack_sport(b.get(), seg.path_id), 50001);
+	// implausibly far ahead ([REL-5]): dropped, the port stays
+	mrc_rx_seg far = r;
+	far.psn += MRC_PATH_MAX_JUMP + 1;
+	far.sport = 50002;
+	EXPECT_EQ(mrc_conn_rx_data(b.get(), 30, &far, nullptr), MRC_RX_DROP);
+	EXPECT_EQ(mrc_conn_ack_sport(b.get(), seg.path_id), 50001);
+	ASSERT_TRUE(mrc_conn_ack_next(b.get(), 1000000000, nullptr, &ack));
+	EXPECT_EQ(ack.sport, mrc_conn_ack_sport(b.get(), ack.path_id));
+}
+
 // [PATH-5] [PATH-7] timeouts fail a path; after the hold it gets a new port
 TEST(Sched, FailAndReentropy)
 {
