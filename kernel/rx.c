@@ -84,10 +84,8 @@ static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
 	struct mrc_pkt pkt = { };
 	struct sk_buff *skb;
 	u32 hlen;
-	u16 sport = xp->conn.path[0].sport;
+	u16 sport = mrc_conn_ack_sport(&xp->conn, in->path_id);
 
-	if (in->path_id < xp->conn.cfg.npaths)
-		sport = xp->conn.path[in->path_id].sport;
 	pkt.type = MRC_PKT_NAK;
 	pkt.path_id = in->path_id;
 	pkt.tsval = (u32)ktime_get_ns();
@@ -207,8 +205,7 @@ void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 			if (!skb)
 				break;
 			/* [ENC-5] a bundle travels as its first path's ACK */
-			mrc_xp_set_route(skb, xp->conn.path[ack.path_id].sport,
-					 xp->dscp_ctrl);
+			mrc_xp_set_route(skb, ack.sport, xp->dscp_ctrl);
 			if (riding) {
 				/* not alone after all: it joins the others */
 				skb_put_data(skb, skb_tail_pointer(skb_peek(out)),
@@ -326,6 +323,7 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 
 	if (!mrc_conn_rx_seg_from_pkt(pkt, ce, &seg))
 		return;
+	seg.sport = ntohs(udp_hdr(skb)->source);
 
 	/* check the target first: a refused packet is not counted */
 	switch (pkt->type) {

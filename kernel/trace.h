@@ -59,6 +59,9 @@ TRACE_EVENT(mrc_path_ack,
 			   __entry->conn_cwnd = xp->conn.cc.cwnd;
 			   __entry->ce = p->ce_seen;
 			   __entry->rate_hint = ack->rate_hint;
+			   __entry->moves = (u32)(p->reentropies + p->repaths);
+			   __entry->loss_pm = (u16)p->cc.loss_pm;
+			   __entry->mark_pm = (u16)p->cc.mark_pm;
 			   __entry->sport = p->sport;
 			   __entry->path = ack->path_id;
 			   __entry->state = p->state;),

@@ -36,6 +36,9 @@
 	__field(u32, conn_cwnd)				\
 	__field(u32, ce)	/* peer's CE count, mod 2^32 */	\
 	__field(u32, rate_hint)	/* Mbit/s from this ACK, 0: none */ \
+	__field(u32, moves)	/* new ports: failures, [PATH-10] */ \
+	__field(u16, loss_pm)	/* lost, per mille, average */	\
+	__field(u16, mark_pm)	/* CE-marked, per mille, average */ \
 	__field(u16, sport)					\
 	__field(u8, path)					\
 	__field(u8, state)	/* enum mrc_path_state */	\

@@ -21,14 +21,38 @@
 #include "xport.h"
 
 /* Floors for software endpoints; see mrc_xp_connect_locked(). */
-#define MRC_XP_RTO_MIN_NS	(20 * NSEC_PER_MSEC)
-#define MRC_XP_RTO_INIT_NS	(100 * NSEC_PER_MSEC)
 #define MRC_XP_ACK_DELAY_NS	(4 * NSEC_PER_MSEC)
 #define MRC_XP_REQ_SPACING	8
 /* A timer armed this much earlier than needed is moved: mrc_xp_arm_timer() */
 #define MRC_XP_TIMER_SLACK_NS	NSEC_PER_MSEC
 /* headroom a small packet keeps for the header of a bundle of two */
 #define MRC_XP_BUNDLE_HEAD	8
+
+/*
+ * The timers' floors ([REL-10]): the defaults suit software endpoints on
+ * a loaded or emulated host, whose RTT swings by milliseconds; an
+ * endpoint on a quiet host and a microsecond fabric may lower them (the
+ * RTO keeps at least 4 ACK delays: see mrc_xp_connect_locked()).
+ */
+static uint rto_min_us = 20000;
+module_param(rto_min_us, uint, 0644);
+MODULE_PARM_DESC(rto_min_us,
+		 "retransmission timeout floor, us (at least 16000: 4 ACK delays); for new connections");
+
+static uint rto_init_us = 100000;
+module_param(rto_init_us, uint, 0644);
+MODULE_PARM_DESC(rto_init_us,
+		 "retransmission timeout before a path's first RTT sample, us (at least rto_min_us); for new connections");
+
+static uint fail_lost = 8;
+module_param(fail_lost, uint, 0644);
+MODULE_PARM_DESC(fail_lost,
+		 "a path that lost this many packets without an ACK of its own while others deliver fails and moves to a new port ([PATH-5]); 0: only timeouts fail it; for new connections");
+
+static uint repath_rounds = 4;
+module_param(repath_rounds, uint, 0644);
+MODULE_PARM_DESC(repath_rounds,
+		 "rounds a path delivers far less than its siblings (or the connection less than the receiver's hint) before it moves to a new port ([PATH-10]); 0: never; for new connections");
 
 static uint delay_target_us = 30000;
 module_param(delay_target_us, uint, 0644);
@@ -706,16 +730,20 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * A software endpoint is scheduled, not clocked: a peer that waits
 	 * a few milliseconds for a CPU is not a lost packet.
 	 */
-	cfg.path.rto_min_ns = max_t(u64, cfg.path.rto_min_ns,
-				    MRC_XP_RTO_MIN_NS);
+	cfg.path.rto_min_ns = max3((u64)cfg.path.rto_min_ns,
+				   (u64)READ_ONCE(rto_min_us) * NSEC_PER_USEC,
+				   4ULL * MRC_XP_ACK_DELAY_NS);
 	/*
 	 * Before its first RTT sample a path knows nothing: a first RTO as
 	 * short as the floor fired before the first ACK of a busy-polling
 	 * peer arrived, and resent the whole first window (RFC 6298 starts
 	 * at 1 s).
 	 */
-	cfg.path.rto_init_ns = max_t(u64, cfg.path.rto_init_ns,
-				     MRC_XP_RTO_INIT_NS);
+	cfg.path.rto_init_ns = max3((u64)cfg.path.rto_init_ns,
+				    (u64)READ_ONCE(rto_init_us) * NSEC_PER_USEC,
+				    cfg.path.rto_min_ns);
+	cfg.sched.fail_lost = READ_ONCE(fail_lost);
+	cfg.sched.repath_rounds = READ_ONCE(repath_rounds);
 	/*
 	 * [CC-6] reads a round's least RTT above the base as a standing
 	 * queue. A software endpoint's RTT swings by milliseconds with
@@ -771,9 +799,9 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	/*
 	 * ... but an ACK held as long as the peer's RTO turns every held
 	 * ACK into a timeout: a streaming responder (128 READs of 64 B)
-	 * failed with "retry exceeded" while its ACKs were on their way.
+	 * failed with "retry exceeded" while its ACKs were on their way:
+	 * the RTO floor above keeps 4 of them.
 	 */
-	BUILD_BUG_ON(4 * MRC_XP_ACK_DELAY_NS > MRC_XP_RTO_MIN_NS);
 	cfg.path.req_spacing = MRC_XP_REQ_SPACING;
 	/*
 	 * [PATH-6] bursts only pay where they leave as one GSO skb, or as

@@ -38,14 +38,19 @@ static int mrc_res_path(struct sk_buff *msg, const struct mrc_path *p,
 {
 	static const char * const names[] = {
 		"snd_una", "snd_nxt", "inflight", "retries", "rto_in",
-		"rcv_cum", "rcv_pending", "rcv_oow",
+		"rcv_cum", "rcv_pending", "rcv_oow", "state", "sport",
+		"ack_sport", "fails", "fail_why", "reentropies", "repaths",
+		"sent", "acked", "lost", "srtt_us", "cwnd", "loss_pm", "mark_pm",
 	};
 	const struct mrc_path_tx *tx = &p->tx;
 	const struct mrc_path_rx *rx = &p->rx;
 	u64 v[] = {
 		tx->snd_una, tx->snd_nxt, tx->inflight_pkts, tx->retries,
 		mrc_res_in(tx->rto_deadline, now), rx->cum, rx->pending,
-		rx->rx_oow,
+		rx->rx_oow, p->state, p->sport, rx->peer_sport, p->fails,
+		p->fail_why, p->reentropies, p->repaths, tx->sent_pkts,
+		tx->acked_pkts, mrc_path_tx_lost(tx), div_u64(tx->srtt_ns, 1000),
+		p->cc.cwnd, p->cc.loss_pm, p->cc.mark_pm,
 	};
 	char name[24];
 	u32 i;

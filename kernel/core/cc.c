@@ -116,9 +116,14 @@ static void path_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
 	u32 total = p->r_acked + p->r_lost;
 
 	base_round_end(p, cfg);
-	if (p->r_acked)
+	if (p->r_acked) {
+		u32 mp = (u32)((u64)mrc_min_u32(p->r_marked, p->r_acked) *
+			       1000 / p->r_acked);
+
 		p->alpha = ewma_alpha(p->alpha, frac(p->r_marked, p->r_acked),
 				      cfg->ecn_g_shift);
+		p->mark_pm = p->mark_pm - p->mark_pm / 8 + mp / 8;
+	}
 	if (p->r_marked) {
 		p->cwnd = ecn_cut(p->cwnd, p->alpha, cfg->min_cwnd);
 		p->ssthresh = p->cwnd;
@@ -147,6 +152,16 @@ static void path_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
 			p->decreases_loss++;
 		}
 	}
+	/*
+	 * [PATH-10] what the path delivered, averaged over rounds (gain 1/4):
+	 * the scheduler compares its paths by it.
+	 */
+	if (now > p->round_start) {
+		u64 r = (u64)p->r_acked * NSEC_PER_SEC_ / (now - p->round_start);
+
+		p->rate = p->rounds ? p->rate - p->rate / 4 + r / 4 : r;
+	}
+	p->rounds++;
 	p->r_acked = 0;
 	p->r_marked = 0;
 	p->r_lost = 0;

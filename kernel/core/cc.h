@@ -58,6 +58,7 @@ struct mrc_cc_path {
 	u32 ssthresh;
 	u32 alpha;		/* marked fraction, average over rounds */
 	u32 loss_pm;		/* lost fraction, per mille, average over rounds */
+	u32 mark_pm;		/* marked fraction, ditto ([PATH-6]; from 0) */
 	u32 ai_acc;		/* bytes acked toward the next additive step */
 	u32 r_acked;		/* this round */
 	u32 r_marked;
@@ -69,6 +70,8 @@ struct mrc_cc_path {
 	u64 base_prev_ns;	/* ... and of the previous one; 0: none */
 	u32 base_rounds;	/* rounds ended in this base epoch */
 	bool congested;		/* the last round ended with marks */
+	u32 rounds;		/* rounds ended: a round's news for the scheduler */
+	u64 rate;		/* delivered, bytes/s, average over rounds */
 	/* counters */
 	u64 decreases_ecn;
 	u64 decreases_loss;

@@ -291,7 +291,7 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	if (((flags & MRC_F_LAST) && !m->no_end_ack && !more_to_send(c)) ||
 	    ((flags & MRC_F_RETX) && c->cfg.ack_resends) || c->ask_ack ||
 	    mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
-	    ((mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) < c->tx_pkt ||
+	    ((mrc_sched_path_room(p) < c->tx_pkt ||
 	      !conn_room(c, c->tx_pkt, false)) &&
 	     !mrc_path_tx_req_pending(&p->tx, c->cfg.path.req_spacing)))
 		flags |= MRC_F_ACK_REQ;
@@ -304,6 +304,14 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	}
 	seg->flags = flags;
 	c->stats.tx_segs++;
+}
+
+/* [PATH-6] the path for a packet of @len; each path weighs at most 1/N */
+static int pick(struct mrc_conn *c, u32 len, u64 now)
+{
+	c->sched.weight_cap = mrc_cc_conn_window(&c->cc, &c->cfg.cc) /
+			      c->cfg.npaths;
+	return mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, len, now);
 }
 
 static bool tx_resend(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
@@ -320,8 +328,7 @@ static bool tx_resend(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 		}
 		if (!conn_room(c, e->len, false))
 			return false;
-		pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, e->len,
-				    now);
+		pi = pick(c, e->len, now);
 		if (pi < 0)
 			return false;
 		c->rq_head++;
@@ -375,7 +382,7 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	len = mrc_min_u32(c->tx_pkt, m->len - m->next_off);
 	if (!conn_room(c, len, true))
 		return false;
-	pi = mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, len, now);
+	pi = pick(c, len, now);
 	if (pi < 0)
 		return false;
 
@@ -455,8 +462,13 @@ static u64 rack_wait(const struct mrc_conn *c, const struct mrc_path *p,
 	const struct mrc_path_tx *q =
 		&c->path[answer ? c->rack_req_path : c->rack_path].tx;
 	u64 reo = mrc_min_u64((u64)c->rack_mult * q->min_rtt_ns / 4, q->srtt_ns);
-	u64 skew = p->tx.min_rtt_ns > q->min_rtt_ns ?
-		   p->tx.min_rtt_ns - q->min_rtt_ns : 0;
+	u64 mine = p->tx.min_rtt_ns, skew;
+	u32 i;
+
+	/* a new route may be as slow as the slowest the connection knows */
+	for (i = 0; !p->tx.min_rtt_ns && i < c->cfg.npaths; i++)
+		mine = mrc_max_u64(mine, c->path[i].tx.min_rtt_ns);
+	skew = mine > q->min_rtt_ns ? mine - q->min_rtt_ns : 0;
 
 	/*
 	 * The answer to a request carried every ACK due when it arrived,
@@ -480,6 +492,13 @@ static u64 rack_path(struct mrc_conn *c, struct mrc_path *p, u64 now,
 		seg_lost(c, ev.lost[j], false);
 	if (ev.lost_bytes)
 		mrc_cc_on_loss(&p->cc, ev.lost_bytes);
+	/* [PATH-5] lost while others deliver: the route may be dark */
+	if (mrc_sched_on_lost(p, &c->cfg.sched, ev.n_lost, now)) {
+		mrc_path_tx_abandon(&p->tx, &ev);
+		for (j = 0; j < ev.n_lost; j++)
+			seg_lost(c, ev.lost[j], false);
+		return ~0ull;
+	}
 	return next;
 }
 
@@ -495,8 +514,14 @@ static void rack_detect(struct mrc_conn *c, u64 now)
 	for (i = 0; i < c->cfg.npaths; i++) {
 		struct mrc_path *p = &c->path[i];
 
-		/* a path without an RTT sample has no known route delay */
-		if (!p->tx.inflight_pkts || !p->tx.min_rtt_ns)
+		/*
+		 * A path without an RTT sample has no known route delay; a
+		 * probing one is a new route between the same endpoints, and
+		 * a probe that waited for its RTO would hold every message
+		 * behind its segment ([PATH-4]).
+		 */
+		if (!p->tx.inflight_pkts ||
+		    (!p->tx.min_rtt_ns && p->state != MRC_PATH_PROBING))
 			continue;
 		if (c->rack_req_set) {
 			u64 due = c->rack_req_seen + rack_wait(c, p, true);
@@ -594,7 +619,9 @@ bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack
 				mrc_min_u32(ack->rx_max, c->cfg.pkt_max) /
 				c->cfg.mss * c->cfg.mss);
 	if (ev.n_acked) {
-		mrc_sched_on_ack(p, now);
+		mrc_sched_on_ack(&c->sched, &c->cfg.sched, c->path,
+				 c->cfg.npaths, ack->path_id, &c->cfg.path,
+				 &c->cfg.cc, c->cc.hint_bps, now);
 		rack_on_ack(c, ack->path_id, now, &ev);
 		rack_detect(c, now);
 	}
@@ -856,6 +883,9 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	rx = &c->path[seg->path_id].rx;
 	switch (mrc_path_rx_check(rx, seg->psn)) {
 	case MRC_RX_PSN_NEW:
+		/* [PATH-11] ACKs follow the path's newest route */
+		if (seg->sport)
+			rx->peer_sport = seg->sport;
 		break;
 	case MRC_RX_PSN_DUP:
 		/* [REL-6] a copy the network made, or one we gave up on */
@@ -1065,6 +1095,7 @@ bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 	mrc_path_rx_build_ack(&c->path[i].rx, now, &ack->sack, &ack->ce_count,
 			      &ack->tsecr, &ack->ack_delay);
 	ack->path_id = (u8)i;
+	ack->sport = mrc_conn_ack_sport(c, i);
 	ack->msn_ack = c->rx_msn_head;
 	ack->rate_hint = share ? mrc_cc_share_hint(share, now) : 0;
 	ack->rx_max = c->cfg.rx_max ? c->cfg.rx_max : c->cfg.pkt_max;

@@ -102,6 +102,7 @@ struct mrc_rx_seg {
 	u32 total_len;
 	u16 stream;
 	u16 flags;
+	u16 sport;		/* its UDP source port; 0: not known */
 	u8 path_id;
 	bool ce;		/* the IP header carried ECN CE */
 };
@@ -115,6 +116,7 @@ struct mrc_ack_info {
 	u32 msn_ack;
 	u32 rate_hint;		/* Mbit/s, 0: none */
 	u32 rx_max;		/* payload per packet the ACK's sender accepts */
+	u16 sport;		/* built ACKs: the UDP source port to send on */
 	u8 path_id;
 	u8 why;			/* enum mrc_ack_why, built ACKs only */
 };
@@ -349,6 +351,19 @@ bool mrc_conn_rx_poll(struct mrc_conn *c, struct mrc_completion *done);
  * or must not wait for a reply).
  */
 void mrc_conn_ack_release(struct mrc_conn *c);
+
+/*
+ * [PATH-11] The UDP source port for what answers the peer's path
+ * @path_id (its ACKs, NAKs): the port the path's newest packet came
+ * from, so the answers follow the sender when it moves the path to a new
+ * route; before any packet, our own path's port.
+ */
+static inline u16 mrc_conn_ack_sport(const struct mrc_conn *c, u32 path_id)
+{
+	const struct mrc_path *p = &c->path[path_id < c->cfg.npaths ? path_id : 0];
+
+	return p->rx.peer_sport ? p->rx.peer_sport : p->sport;
+}
 
 /* Build the next ACK that is due at @now; false if none. */
 bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,

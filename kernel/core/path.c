@@ -424,6 +424,25 @@ enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
 	return what;
 }
 
+void mrc_path_tx_abandon(struct mrc_path_tx *tx, struct mrc_path_events *ev)
+{
+	u32 psn;
+
+	clear_events(ev);
+	for (psn = tx->snd_una; psn != tx->snd_nxt; psn++) {
+		struct mrc_path_slot *s = slot_of(tx, psn);
+
+		if (s->state != MRC_SLOT_INFLIGHT)
+			continue;
+		mark_lost(tx, s, ev);
+		s->lost_by = MRC_LOST_FAIL;
+		tx->lost_fail++;
+	}
+	advance_una(tx);
+	tx->rto_deadline = 0;
+	tx->pto_deadline = 0;
+}
+
 u64 mrc_path_tx_rack(struct mrc_path_tx *tx, u64 now, u32 newest, u64 due,
 		     struct mrc_path_events *ev)
 {

@@ -69,6 +69,7 @@ enum mrc_lost_by {
 	MRC_LOST_TIMER = 0,	/* RTO or PTO ([REL-10]) */
 	MRC_LOST_GAP,		/* a gap in its path ([REL-8]) */
 	MRC_LOST_RACK,		/* a later packet of any path arrived ([REL-22]) */
+	MRC_LOST_FAIL,		/* its path failed ([PATH-5]) */
 };
 
 struct mrc_path_slot {
@@ -117,6 +118,7 @@ struct mrc_path_tx {
 	u64 late_rack;		/* ... of those, declared by [REL-22] */
 	u64 rto_fired;
 	u64 lost_pto;
+	u64 lost_fail;		/* in flight when the path failed ([PATH-5]) */
 	u64 pto_fired;
 	u64 sack_walked;	/* SACK bits looked at one by one */
 	/*
@@ -148,6 +150,7 @@ struct mrc_path_rx {
 	u32 pending;		/* packets not yet acknowledged */
 	u32 ce_count;		/* CE-marked packets, mod 2^32 ([REL-6]) */
 	u32 tsecr;		/* tsval of the newest packet, echoed */
+	u16 peer_sport;		/* [PATH-11] its UDP source port; 0: unknown */
 	u64 tsecr_at;		/* when that packet arrived */
 	u64 pending_since;	/* arrival of the oldest unacknowledged packet */
 	bool ack_now;		/* something the sender should hear at once */
@@ -188,7 +191,8 @@ void mrc_path_tx_init(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 /* Packets declared lost, by any rule: each was resent. */
 static inline u64 mrc_path_tx_lost(const struct mrc_path_tx *tx)
 {
-	return tx->lost_gap + tx->lost_rack + tx->lost_rto + tx->lost_pto;
+	return tx->lost_gap + tx->lost_rack + tx->lost_rto + tx->lost_pto +
+	       tx->lost_fail;
 }
 
 /* PSNs that may still be sent before the window of MRC_PATH_WND is full. */
@@ -263,6 +267,12 @@ static inline u64 mrc_path_tx_deadline(const struct mrc_path_tx *tx)
  */
 u64 mrc_path_tx_rack(struct mrc_path_tx *tx, u64 now, u32 newest, u64 due,
 		     struct mrc_path_events *ev);
+
+/*
+ * [PATH-5] The path failed: declare every packet in flight lost into @ev
+ * and stop its timers; its PSNs stay assigned.
+ */
+void mrc_path_tx_abandon(struct mrc_path_tx *tx, struct mrc_path_events *ev);
 
 /* Forget the RTT estimate, e.g. when the path moves to a new route. */
 void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg);

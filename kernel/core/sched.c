@@ -13,8 +13,11 @@ void mrc_sched_cfg_default(struct mrc_sched_cfg *cfg)
 {
 	cfg->sport_min = MRC_WIRE_SPORT_MIN;
 	cfg->sport_max = MRC_WIRE_SPORT_MAX;
-	cfg->fail_rtos = 3;
-	cfg->fail_hold_ns = 10000000;	/* 10 ms */
+	cfg->fail_rtos = 1;
+	cfg->fail_lost = 8;
+	cfg->fail_hold_ns = 0;		/* two RTTs alone */
+	cfg->fail_hold_shift = 6;	/* up to 64 times */
+	cfg->repath_rounds = 4;
 	cfg->burst = 1;
 }
 
@@ -62,11 +65,43 @@ u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 	return port;
 }
 
+/*
+ * [PATH-6] A path losing a fraction L of its packets keeps 1 - 3L of its
+ * window, at least 1/16: each loss costs a resend and holds the messages
+ * behind it, so a lossy route should carry less while a clean one takes
+ * more; the floor keeps the loss estimate fresh, so a route that heals
+ * regains its share as its average decays.
+ */
+static u64 loss_keep(const struct mrc_path *p, u64 w)
+{
+	u32 keep = 1024 - mrc_min_u32(3 * p->cc.loss_pm * 1024 / 1000, 960);
+
+	return w * keep / 1024;
+}
+
+u32 mrc_sched_path_window(const struct mrc_path *p)
+{
+	return (u32)loss_keep(p, p->cc.cwnd);
+}
+
 /* Rate estimate, bytes per ~microsecond, scaled by 1024. */
-static u64 path_rate(const struct mrc_path *p)
+static u64 path_rate(const struct mrc_sched *s, const struct mrc_path *p)
 {
 	u64 rtt = p->tx.srtt_ns ? p->tx.srtt_ns : UNSAMPLED_RTT_NS;
-	u64 rate = (u64)p->cc.cwnd * 1024 / (rtt / 1024 + 1);
+	u64 w = p->cc.cwnd;
+	u64 rate;
+
+	/*
+	 * [PATH-6] windows grow unchecked on routes without marks, so when
+	 * the connection's window is what limits, old paths' windows say
+	 * little and would starve a new one: count no path's above its
+	 * share of the connection's. What a route marks or loses still
+	 * weighs: (1 - marked fraction)^2, and loss_keep().
+	 */
+	if (s->weight_cap)
+		w = mrc_min_u64(w, s->weight_cap);
+	w = w * (1000 - p->cc.mark_pm) / 1000 * (1000 - p->cc.mark_pm) / 1000;
+	rate = loss_keep(p, w) * 1024 / (rtt / 1024 + 1);
 
 	/* [PATH-5] a congested path keeps a share, halved */
 	if (p->state == MRC_PATH_CONGESTED)
@@ -82,15 +117,14 @@ static inline bool path_may_send(const struct mrc_path *p, u32 len)
 	if (p->state == MRC_PATH_PROBING)
 		return !p->tx.inflight_pkts;
 	return !p->tx.inflight_pkts ||
-	       mrc_cc_path_room(&p->cc, p->tx.inflight_bytes) >=
-	       mrc_max_u32(len, 1);
+	       mrc_sched_path_room(p) >= mrc_max_u32(len, 1);
 }
 
 static void charge(struct mrc_sched *s, struct mrc_path *p, u64 start,
 		   u32 len)
 {
 	/* charge headers too, so empty packets also spread */
-	p->vtime = start + ((u64)len + 64) * 65536 / path_rate(p);
+	p->vtime = start + ((u64)len + 64) * 65536 / path_rate(s, p);
 	s->vnow = start;
 }
 
@@ -219,13 +253,183 @@ static void set_state(struct mrc_path *p, u8 state, u64 now)
 	}
 }
 
-void mrc_sched_on_ack(struct mrc_path *p, u64 now)
+/* The smallest RTO (@srtt: smoothed RTT) of the proven paths; 0: none. */
+static u64 known_rtt(const struct mrc_path *paths, u32 npaths, bool srtt)
 {
+	u64 t = 0;
+	u32 i;
+
+	for (i = 0; i < npaths; i++) {
+		const struct mrc_path *p = &paths[i];
+		u64 v = srtt ? p->tx.srtt_ns : p->tx.rto_ns;
+
+		if ((p->state == MRC_PATH_ACTIVE ||
+		     p->state == MRC_PATH_CONGESTED) && p->tx.srtt_ns &&
+		    (!t || v < t))
+			t = v;
+	}
+	return t;
+}
+
+/*
+ * [PATH-7], [PATH-10] a new source port is a new ECMP route: nothing
+ * learnt about the old one applies, but the endpoints are the same, so
+ * the connection's RTO stands in for the first one (rto_init assumes
+ * nothing is known). The PSN space goes on: the receiver knows the path
+ * by path_id, not by port.
+ */
+static void move_path(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
+		      struct mrc_path *paths, u32 npaths, struct mrc_path *p,
+		      const struct mrc_path_cfg *pcfg,
+		      const struct mrc_cc_cfg *ccfg, u64 now)
+{
+	u64 rto = known_rtt(paths, npaths, false);
+
+	p->sport = mrc_sched_new_sport(s, cfg, paths, npaths);
+	p->vtime = s->vnow;
+	mrc_path_tx_reset_rtt(&p->tx, pcfg);
+	if (rto)
+		p->tx.rto_ns = mrc_max_u64(mrc_min_u64(rto, pcfg->rto_init_ns),
+					   pcfg->rto_min_ns);
+	mrc_cc_path_init(&p->cc, ccfg, now);
+	p->lost_streak = 0;
+	p->slow_rounds = 0;
+	p->rounds_seen = 0;
+	set_state(p, MRC_PATH_PROBING, now);
+}
+
+/*
+ * [PATH-10] Once per round of path @i, while the connection streams (its
+ * best path delivers 4 segments a round or more):
+ *  - balance: a path that delivered less than 2/3 of the best one for
+ *    repath_rounds rounds in a row shares its route with more traffic than
+ *    the others do (two of our paths hashed onto one link, a link hot with
+ *    others' traffic) or loses more, so it moves;
+ *  - explore: paths that all deliver alike may still share too few links
+ *    (four paths on two of four links). Only the receiver knows it could
+ *    take more: while the connection delivers less than 3/4 of its rate
+ *    hint ([CC-10]) for repath_rounds rounds, its slowest path moves, and
+ *    each move that did not raise the total by 1/8 doubles the wait before
+ *    the next one (up to 64 times), so a fabric that is simply full costs
+ *    a move now and then, not a path's worth of churn.
+ * One path per connection moves at a time; the others wait until it had
+ * as many rounds to show its new rate.
+ */
+static void judge_round(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
+			struct mrc_path *paths, u32 npaths, u32 i,
+			const struct mrc_path_cfg *pcfg,
+			const struct mrc_cc_cfg *ccfg, u64 hint, u64 now)
+{
+	struct mrc_path *p = &paths[i];
+	u64 best = 0, seg = 0, round = 0, total = 0, least = ~0ull;
+	u32 j, proven = 0;
+	bool explore;
+
+	/* a new route shows its rate after its first rounds, not during */
+	if (!cfg->repath_rounds || p->cc.rounds == p->rounds_seen ||
+	    p->cc.rounds < cfg->repath_rounds)
+		return;
+	p->rounds_seen = p->cc.rounds;
+	for (j = 0; j < npaths; j++) {
+		const struct mrc_path *q = &paths[j];
+
+		if (q->state != MRC_PATH_ACTIVE &&
+		    q->state != MRC_PATH_CONGESTED)
+			continue;
+		proven++;
+		round = mrc_max_u64(round, q->tx.srtt_ns);
+		total += q->cc.rate;
+		least = mrc_min_u64(least, q->cc.rate);
+		if (q->cc.rate > best) {
+			best = q->cc.rate;
+			/* 4 segments per round, bytes/s */
+			seg = 4000000000ull * ccfg->mss /
+			      mrc_max_u64(q->tx.srtt_ns, 1);
+		}
+	}
+	if (best < seg) {
+		p->slow_rounds = 0;
+		return;
+	}
+	if (3 * p->cc.rate < 2 * best)
+		p->slow_rounds++;
+	else if (p->cc.rate == least && hint && 4 * total < 3 * hint)
+		p->slow_rounds++;
+	else
+		p->slow_rounds = 0;
+	/*
+	 * A move risks a dead route: half the paths stay on proven ones,
+	 * and exploring waits until no path is failed or probing.
+	 */
+	if (p->slow_rounds < cfg->repath_rounds || now < s->repath_at ||
+	    2 * (proven - 1) < npaths)
+		return;
+	explore = 3 * p->cc.rate >= 2 * best;
+	if (explore && (now < s->explore_at || proven < npaths))
+		return;
+	move_path(s, cfg, paths, npaths, p, pcfg, ccfg, now);
+	p->repaths++;
+	s->repath_at = now + 2ull * cfg->repath_rounds * round;
+	if (!explore)
+		return;
+	if (total > s->explore_total + s->explore_total / 8)
+		s->explore_shift = 0;
+	else if (s->explore_shift < 6)
+		s->explore_shift++;
+	s->explore_total = total;
+	s->explore_at = now + (2ull * cfg->repath_rounds * round <<
+			       s->explore_shift);
+}
+
+void mrc_sched_on_ack(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
+		      struct mrc_path *paths, u32 npaths, u32 i,
+		      const struct mrc_path_cfg *pcfg,
+		      const struct mrc_cc_cfg *ccfg, u64 hint, u64 now)
+{
+	struct mrc_path *p = &paths[i];
+
 	if (p->state == MRC_PATH_FAILED)
 		return;
+	p->lost_streak = 0;
+	p->fails = 0;
 	/* [PATH-5] marks or inflated RTT are congestion, not failure */
 	set_state(p, p->cc.congested ? MRC_PATH_CONGESTED : MRC_PATH_ACTIVE,
 		  now);
+	judge_round(s, cfg, paths, npaths, i, pcfg, ccfg, hint, now);
+}
+
+static void fail(struct mrc_path *p, u8 why, u64 now)
+{
+	set_state(p, MRC_PATH_FAILED, now);
+	p->fail_why = why;
+	p->fails++;
+}
+
+bool mrc_sched_on_lost(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
+		       u32 n, u64 now)
+{
+	u64 quiet = p->tx.srtt_ns ? 2 * p->tx.srtt_ns : p->tx.rto_ns;
+
+	if (p->state == MRC_PATH_FAILED || !n)
+		return false;
+	p->lost_streak += n;
+	/*
+	 * [PATH-5] a route that went dark loses everything while the other
+	 * paths deliver what was sent after it: its packets fall to
+	 * [REL-22] a few at a time and no ACK of its own comes. A congested
+	 * route's late packets fall too, but its ACKs keep coming, and the
+	 * two RTTs of silence are its own, queue included. A probe lost
+	 * that way fails the new route at once.
+	 */
+	if (p->state == MRC_PATH_PROBING)
+		fail(p, MRC_FAIL_PROBE, now);
+	else if (cfg->fail_lost && p->lost_streak >= cfg->fail_lost &&
+		 now - p->tx.last_ack_ns >= quiet)
+		fail(p, MRC_FAIL_SILENT, now);
+	else
+		return false;
+	p->fails_silent++;
+	return true;
 }
 
 void mrc_sched_on_rto(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
@@ -235,8 +439,38 @@ void mrc_sched_on_rto(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
 	 * [PATH-5] failure is silence: fail_rtos timeouts in a row with no
 	 * ACK at all, or any timeout while the route is still unproven.
 	 */
-	if (p->state == MRC_PATH_PROBING || p->tx.retries >= cfg->fail_rtos)
-		set_state(p, MRC_PATH_FAILED, now);
+	if (p->state == MRC_PATH_FAILED)
+		return;
+	if (p->state == MRC_PATH_PROBING)
+		fail(p, MRC_FAIL_PROBE, now);
+	else if (p->tx.retries >= cfg->fail_rtos)
+		fail(p, MRC_FAIL_RTO, now);
+}
+
+u64 mrc_sched_fail_hold(const struct mrc_sched_cfg *cfg,
+			const struct mrc_path *paths, u32 npaths,
+			const struct mrc_path *p)
+{
+	u64 rtt = known_rtt(paths, npaths, true);
+	u32 n = p->fails ? p->fails - 1 : 0;
+
+	return mrc_max_u64(rtt ? 2 * rtt : p->tx.rto_ns, cfg->fail_hold_ns) <<
+	       mrc_min_u32(n, cfg->fail_hold_shift);
+}
+
+u64 mrc_sched_deadline(const struct mrc_sched_cfg *cfg,
+		       const struct mrc_path *paths, u32 npaths)
+{
+	u64 t = ~0ull;
+	u32 i;
+
+	for (i = 0; i < npaths; i++)
+		if (paths[i].state == MRC_PATH_FAILED)
+			t = mrc_min_u64(t, paths[i].state_since +
+					   mrc_sched_fail_hold(cfg, paths,
+							       npaths,
+							       &paths[i]));
+	return t;
 }
 
 u32 mrc_sched_maintain(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
@@ -250,18 +484,10 @@ u32 mrc_sched_maintain(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 		struct mrc_path *p = &paths[i];
 
 		if (p->state != MRC_PATH_FAILED ||
-		    now - p->state_since < cfg->fail_hold_ns)
+		    now - p->state_since <
+		    mrc_sched_fail_hold(cfg, paths, npaths, p))
 			continue;
-		/*
-		 * [PATH-7] re-entropy: a new source port is a new ECMP route;
-		 * nothing learnt about the old one applies. The PSN space goes
-		 * on: the receiver knows the path by path_id, not by port.
-		 */
-		p->sport = mrc_sched_new_sport(s, cfg, paths, npaths);
-		p->vtime = s->vnow;
-		mrc_path_tx_reset_rtt(&p->tx, pcfg);
-		mrc_cc_path_init(&p->cc, ccfg, now);
-		set_state(p, MRC_PATH_PROBING, now);
+		move_path(s, cfg, paths, npaths, p, pcfg, ccfg, now);
 		p->reentropies++;
 		moved++;
 	}

@@ -33,14 +33,33 @@ struct mrc_path {
 	u8 id;			/* path_id on the wire */
 	u8 state;		/* enum mrc_path_state */
 	u64 state_since;
-	u64 reentropies;	/* counter */
+	u32 lost_streak;	/* lost without an ACK since ([PATH-5]) */
+	u32 fails;		/* failures since it last delivered ([PATH-7]) */
+	u32 rounds_seen;	/* cc.rounds when last judged ([PATH-10]) */
+	u32 slow_rounds;	/* rounds in a row judged slow ([PATH-10]) */
+	u8 fail_why;		/* enum mrc_path_fail of the last failure */
+	/* counters */
+	u64 reentropies;	/* new ports after failures ([PATH-7]) */
+	u64 repaths;		/* new ports for a slow route ([PATH-10]) */
+	u64 fails_silent;	/* failures by [PATH-5]'s silence rule */
+};
+
+/* Why a path failed ([PATH-5]), for telemetry. */
+enum mrc_path_fail {
+	MRC_FAIL_NONE = 0,
+	MRC_FAIL_RTO,		/* fail_rtos timeouts in a row */
+	MRC_FAIL_PROBE,		/* its probe was lost */
+	MRC_FAIL_SILENT,	/* packets lost, no ACK, others delivering */
 };
 
 struct mrc_sched_cfg {
 	u16 sport_min;		/* source ports are drawn from [min, max] */
 	u16 sport_max;
 	u32 fail_rtos;		/* consecutive timeouts that fail a path */
-	u64 fail_hold_ns;	/* a failed path rests this long, then re-probes */
+	u32 fail_lost;		/* [PATH-5] lost without an ACK that fail it; 0: off */
+	u64 fail_hold_ns;	/* a failed path rests at least this long */
+	u32 fail_hold_shift;	/* its rest doubles per failure in a row, this often */
+	u32 repath_rounds;	/* [PATH-10] slow rounds that move a path; 0: off */
 	u32 burst;		/* [PATH-6] packets in a row on one path, >= 1 */
 	u32 burst_bytes;	/* ... and their bytes on the wire (0: any) */
 };
@@ -57,6 +76,11 @@ struct mrc_sched {
 	u32 burst_bytes_left;	/* ... and bytes */
 	int last;		/* the last pick, or -1 */
 	u64 last_at;		/* when it was made */
+	u64 repath_at;		/* [PATH-10] no path moves before this */
+	u64 explore_at;		/* ... and none to explore before this */
+	u64 explore_total;	/* the paths' total rate at the last exploration */
+	u32 explore_shift;	/* explorations in a row that gained nothing */
+	u32 weight_cap;		/* [PATH-6] window counted in a weight; 0: any */
 };
 
 void mrc_sched_init(struct mrc_sched *s, u64 seed,
@@ -79,8 +103,37 @@ u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		   u32 len, u64 now);
 
-/* The path's ACK made progress: probing -> active, congestion state. */
-void mrc_sched_on_ack(struct mrc_path *p, u64 now);
+/*
+ * [PATH-6] The window the path may fill: its congestion window, less a
+ * share for the loss it has been seeing.
+ */
+u32 mrc_sched_path_window(const struct mrc_path *p);
+
+/* Bytes the path may still put in flight. */
+static inline u32 mrc_sched_path_room(const struct mrc_path *p)
+{
+	u32 w = mrc_sched_path_window(p);
+
+	return w > p->tx.inflight_bytes ? w - p->tx.inflight_bytes : 0;
+}
+
+/*
+ * Path @i's ACK made progress: probing -> active, congestion state, and,
+ * once per round, whether the path should move ([PATH-10]); @hint is the
+ * receiver's rate hint, bytes/s (0: none).
+ */
+void mrc_sched_on_ack(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
+		      struct mrc_path *paths, u32 npaths, u32 i,
+		      const struct mrc_path_cfg *pcfg,
+		      const struct mrc_cc_cfg *ccfg, u64 hint, u64 now);
+
+/*
+ * @n packets of the path were declared lost without an ACK of it: by
+ * [REL-22] or its probe timeout. True if the path failed ([PATH-5]): the
+ * caller then declares its packets in flight lost (mrc_path_tx_abandon()).
+ */
+bool mrc_sched_on_lost(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
+		       u32 n, u64 now);
 
 /* The path's retransmission timer fired. */
 void mrc_sched_on_rto(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
@@ -95,19 +148,19 @@ u32 mrc_sched_maintain(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 		       const struct mrc_path_cfg *pcfg,
 		       const struct mrc_cc_cfg *ccfg, u64 now);
 
-/* When mrc_sched_maintain() next has work; U64 max if never. */
-static inline u64 mrc_sched_deadline(const struct mrc_sched_cfg *cfg,
-				     const struct mrc_path *paths, u32 npaths)
-{
-	u64 t = ~0ull;
-	u32 i;
+/*
+ * [PATH-7] How long failed path @p rests: two of the connection's RTTs
+ * (the least smoothed RTT of its proven paths; @p's RTO if none), at
+ * least fail_hold, doubled for every failure in a row up to
+ * fail_hold_shift times.
+ */
+u64 mrc_sched_fail_hold(const struct mrc_sched_cfg *cfg,
+			const struct mrc_path *paths, u32 npaths,
+			const struct mrc_path *p);
 
-	for (i = 0; i < npaths; i++)
-		if (paths[i].state == MRC_PATH_FAILED)
-			t = mrc_min_u64(t, paths[i].state_since +
-					   cfg->fail_hold_ns);
-	return t;
-}
+/* When mrc_sched_maintain() next has work; U64 max if never. */
+u64 mrc_sched_deadline(const struct mrc_sched_cfg *cfg,
+		       const struct mrc_path *paths, u32 npaths);
 
 #ifdef __cplusplus
 }

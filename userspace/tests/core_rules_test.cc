@@ -608,7 +608,8 @@ TEST(Sched, FailAndReentropy)
 		EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), 1);
 	uint16_t old = p->sport;
 	EXPECT_EQ(mrc_sched_maintain(&c->sched, &cfg.sched, c->path, 2, &cfg.path,
-				     &cfg.cc, 5 + cfg.sched.fail_hold_ns), 1u);
+				     &cfg.cc, 5 + mrc_sched_fail_hold(&cfg.sched, c->path,
+									  2, p)), 1u);
 	EXPECT_EQ(p->state, MRC_PATH_PROBING);
 	EXPECT_NE(p->sport, old);
 	// [PATH-4] a probing path with nothing in flight goes first, once

@@ -19,8 +19,12 @@
 // 4 KiB WRITEs with 64 in flight before the error step, for throughput and
 // the provider's doorbell count (MRC_PROVIDER_STATS=1); -t S (client) ends
 // the stream after S seconds, at the end of its current round of 256, for
-// timed correctness runs. Output: "ok STEP ..." / "fail STEP: why" lines,
-// exit status 0 when every step passed.
+// timed correctness runs. -V (client) makes the stream a verified one: each
+// round of 256 WRITEs carries its own pattern and is read back from the
+// peer with one 1 MiB READ and checked before the next; -T FILE (client)
+// ends the stream at the end of the round once FILE exists, so a test
+// keeps data moving until its own conditions are met. Output: "ok STEP
+// ..." / "fail STEP: why" lines, exit status 0 when every step passed.
 
 #include <arpa/inet.h>
 #include <netinet/tcp.h>
@@ -397,8 +401,72 @@ void server(Ctx &c, int fd)
 	send_msg(fd, kBye);
 }
 
-void client(Ctx &c, int fd, uint32_t stream_wrs, uint32_t stream_secs)
+struct StreamOpts {
+	uint32_t wrs = 2048;	// 0: no stream
+	uint32_t secs = 0;	// 0: no time limit
+	bool verify = false;	// -V
+	const char *stop = nullptr;	// -T
+};
+
+// -V: rounds of 256 4 KiB WRITEs into the peer's first MiB, each round a
+// pattern of its own, read back and checked before the next round.
+// Returns the seed of the last round (what the peer must hold), 0 on
+// failure.
+uint64_t verified_stream(Ctx &c, const StreamOpts &o)
 {
+	constexpr uint32_t kSz = 4096, kPerRound = kSlot / kSz, kSig = 16;
+	uint8_t *src = c.buf, *back = c.buf + 3 * kSlot;
+	auto t0 = std::chrono::steady_clock::now();
+	uint32_t round = 0;
+	uint64_t seed = 0;
+	std::vector<ibv_wc> wcs;
+
+	for (;;) {
+		uint32_t posted = 0, done = 0;
+
+		seed = 9000 + round;
+		fill(src, kSlot, seed);
+		while (done < kPerRound) {
+			while (posted < kPerRound && posted - done < kDepth / 2) {
+				bool sig = (posted + 1) % kSig == 0;
+
+				if (post_send(c, IBV_WR_RDMA_WRITE, posted, src + posted * kSz, kSz,
+					      c.peer.addr + posted * kSz, c.peer.rkey,
+					      sig ? IBV_SEND_SIGNALED : 0))
+					die("post_send stream: %s", strerror(errno));
+				posted++;
+			}
+			wcs.clear();
+			if (!wait_wc(c, wcs, 1) || !all_ok(wcs, "stream"))
+				return 0;
+			for (auto &w : wcs)
+				done = static_cast<uint32_t>(w.wr_id) + 1;
+		}
+		memset(back, 0, kSlot);
+		if (post_send(c, IBV_WR_RDMA_READ, 1u << 30, back, kSlot, c.peer.addr, c.peer.rkey))
+			die("post_send stream READ: %s", strerror(errno));
+		wcs.clear();
+		if (!wait_wc(c, wcs, 1) || !all_ok(wcs, "stream-read"))
+			return 0;
+		long bad = check(back, kSlot, seed);
+		if (bad >= 0) {
+			report(false, "stream", "round %u read back wrong at byte %ld", round, bad);
+			return 0;
+		}
+		round++;
+		double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+		if ((o.wrs && round * kPerRound >= o.wrs) || (o.secs && s > o.secs) ||
+		    (o.stop && access(o.stop, F_OK) == 0)) {
+			report(true, "stream", "%u rounds of %u WRITEs of %u B, each read back and checked, in %.2f s, %.2f MiB/s written",
+			       round, kPerRound, kSz, s, round * double(kSlot) / s / 1048576);
+			return seed;
+		}
+	}
+}
+
+void client(Ctx &c, int fd, const StreamOpts &so)
+{
+	uint32_t stream_wrs = so.wrs, stream_secs = so.secs;
 	std::vector<ibv_wc> wcs;
 	uint8_t *src = c.buf;
 
@@ -516,7 +584,11 @@ void client(Ctx &c, int fd, uint32_t stream_wrs, uint32_t stream_secs)
 
 	// stream: WRITEs of 4 KiB, kDepth/2 in flight, signaled every 16th;
 	// a round of 256 covers the peer's first MiB with one pattern
-	if (stream_wrs) {
+	if (so.verify) {
+		uint64_t seed = verified_stream(c, so);
+
+		send_msg(fd, kStreamDone, seed != 0, seed);
+	} else if (stream_wrs) {
 		constexpr uint32_t kSz = 4096, kPerRound = kSlot / kSz, kSig = 16;
 		uint32_t posted = 0, done = 0, rounds = (stream_wrs + kPerRound - 1) / kPerRound;
 		uint64_t seed = 9000 + rounds - 1;
@@ -578,19 +650,21 @@ int main(int argc, char **argv)
 {
 	const char *dev = nullptr, *peer = nullptr;
 	int gidx = 1, port = 18777, opt;
-	uint32_t stream_wrs = 2048, stream_secs = 0;
+	StreamOpts so;
 	Ctx c;
 
-	while ((opt = getopt(argc, argv, "d:g:p:w:t:m:e")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:w:t:m:eVT:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'p': port = atoi(optarg); break;
 		case 'e': c.events = true; break;
 		case 'm': c.path_mtu = mtu_of(atoi(optarg)); break;
-		case 'w': stream_wrs = static_cast<uint32_t>(atoi(optarg)); break;
-		case 't': stream_secs = static_cast<uint32_t>(atoi(optarg)); break;
-		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-m PATH_MTU] [-e] [SERVER]", argv[0]);
+		case 'w': so.wrs = static_cast<uint32_t>(atoi(optarg)); break;
+		case 't': so.secs = static_cast<uint32_t>(atoi(optarg)); break;
+		case 'V': so.verify = true; break;
+		case 'T': so.stop = optarg; break;
+		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-V] [-T STOP_FILE] [-m PATH_MTU] [-e] [SERVER]", argv[0]);
 		}
 	}
 	if (!dev)
@@ -609,7 +683,7 @@ int main(int argc, char **argv)
 	recv_msg(fd, kHello);
 
 	if (peer)
-		client(c, fd, stream_wrs, stream_secs);
+		client(c, fd, so);
 	else
 		server(c, fd);
 

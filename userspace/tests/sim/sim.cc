@@ -29,12 +29,21 @@ Sim::Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
 	cb.tx_msn = ca.rx_msn;
 	if (!mrc_conn_init(a_.get(), &ca, 0) || !mrc_conn_init(b_.get(), &cb, 0))
 		fail("mrc_conn_init refused the configuration");
-	uint64_t capacity = link.rate_hint ? (uint64_t)(link.rate_bpns * 1e9) : 0;
+	uint64_t capacity = link.rate_hint ?
+		(uint64_t)(link.rate_bpns * 1e9 * std::max(link.links, 1u)) : 0;
 
 	mrc_cc_share_init(&share_b_, capacity, MRC_CC_SHARE_EPOCH_NS, 0);
 	mrc_cc_share_init(&share_a_, capacity, MRC_CC_SHARE_EPOCH_NS, 0);
 	next_rx_ssn_.assign(cfg.nstreams, 0);
 	next_tx_ssn_.assign(cfg.nstreams, 0);
+	hash_seed_ = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+	if (link_.links) {
+		link_.link.resize(link_.links);
+		link_busy_[0].assign(link_.links, 0);
+		link_busy_[1].assign(link_.links, 0);
+		st_.link_pkts.assign(link_.links, 0);
+		st_.link_goodput.resize(link_.links);
+	}
 }
 
 Sim::~Sim() = default;
@@ -58,16 +67,66 @@ bool Sim::route_down(uint16_t sport, uint64_t now) const
 	return false;
 }
 
+uint32_t Sim::link_of(uint16_t sport, bool to_b) const
+{
+	// splitmix64 of the port and direction: a router's 5-tuple hash
+	uint64_t x = hash_seed_ + (uint64_t)sport * 2 + to_b;
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return link_.links ? (uint32_t)(x % link_.links) : 0;
+}
+
+bool Sim::fabric_drops(uint32_t l, bool to_b, bool is_ack)
+{
+	for (const Blackhole &h : holes_)
+		if (h.link == l && now_ >= h.from_ns && now_ < h.to_ns &&
+		    (to_b ? h.data : h.acks)) {
+			st_.blackholed++;
+			return true;
+		}
+	if (link_.link[l].loss > 0 && !(is_ack && link_.acks_lossless) &&
+	    uniform() < link_.link[l].loss) {
+		st_.dropped++;
+		return true;
+	}
+	return false;
+}
+
+void Sim::count(std::vector<uint64_t> &v, uint64_t bytes)
+{
+	uint64_t b = now_ / link_.bucket_ns;
+
+	if (v.size() <= b)
+		v.resize(b + 1, 0);
+	v[b] += bytes;
+}
+
 void Sim::transmit(bool to_b, uint16_t sport, uint32_t bytes, Pkt p)
 {
-	uint64_t &busy = busy_[to_b ? 1 : 0];
+	uint32_t l = link_of(sport, to_b);
+	uint64_t &busy = link_.links ? link_busy_[to_b ? 1 : 0][l] :
+				       busy_[to_b ? 1 : 0];
+	double rate = link_.rate_bpns * (link_.links ? link_.link[l].rate_scale : 1);
 	uint64_t start = std::max(now_, busy);
-	uint64_t depart = start + (uint64_t)(bytes / link_.rate_bpns) + 1;
-	uint64_t queued = (uint64_t)((start - now_) * link_.rate_bpns);
+	uint64_t depart = start + (uint64_t)(bytes / rate) + 1;
+	uint64_t queued = (uint64_t)((start - now_) * rate);
 
 	busy = depart;
 	p.to_b = to_b;
+	p.sport = sport;
+	p.link = l;
 	p.ce = !p.is_ack && link_.ecn_bytes && queued > link_.ecn_bytes;
+	if (link_.links) {
+		if (!p.is_ack) {
+			st_.link_pkts[l]++;
+			if (link_.link[l].mark > 0 && uniform() < link_.link[l].mark)
+				p.ce = true;
+		}
+		if (fabric_drops(l, to_b, p.is_ack))
+			return;
+	}
 	if (!p.is_ack && link_.hot_route >= 0 &&
 	    sport % link_.routes == (uint32_t)link_.hot_route &&
 	    uniform() < link_.hot_mark)
@@ -147,6 +206,7 @@ void Sim::deliver(const Pkt &p)
 	st_.data_pkts++;
 	mrc_rx_seg s = rx_of(p.seg, p.ce);
 
+	s.sport = p.sport;
 	switch (mrc_conn_rx_data(b_.get(), now_, &s, &share_b_)) {
 	case MRC_RX_NEW: {
 		uint64_t i = (uint32_t)(s.msn - cfg_.tx_msn);
@@ -169,6 +229,11 @@ void Sim::deliver(const Pkt &p)
 				     std::to_string(s.msn) + " seg " +
 				     std::to_string(idx) + ")");
 		st_.bytes_rx += s.len;
+		if (link_.bucket_ns) {
+			count(st_.goodput, s.len);
+			if (link_.links)
+				count(st_.link_goodput[p.link], s.len);
+		}
 		st_.max_pkt_len = std::max<uint64_t>(st_.max_pkt_len, s.len);
 		break;
 	}
@@ -217,7 +282,7 @@ void Sim::pump(uint64_t now)
 		p.is_ack = true;
 		p.ack = ack;
 		st_.ack_pkts++;
-		transmit(false, b->path[ack.path_id].sport, kAckBytes, p);
+		transmit(false, ack.sport, kAckBytes, p);
 	}
 	while (mrc_conn_tx_poll(a, &c)) {
 		if (c.status != MRC_CONN_OK) {

@@ -28,6 +28,26 @@ extern "C" {
 
 namespace mrcsim {
 
+// A fabric of parallel links (LinkCfg::links > 0): each direction of each
+// link has its own egress queue at rate_bpns x rate_scale, and a packet's
+// link is a hash of its UDP source port and direction, as an ECMP router
+// hashes the 5-tuple (so the two directions of one port take unrelated
+// links, and the mapping differs per seed, as per boot in the bed).
+struct FabricLink {
+	double rate_scale = 1;
+	double loss = 0;		// per packet, both directions
+	double mark = 0;		// CE on data with this chance (a hot link)
+};
+
+// Link @link drops everything in the given directions in [from, to): a
+// silent blackhole, carrier up, routes unchanged.
+struct Blackhole {
+	uint32_t link;
+	uint64_t from_ns, to_ns;
+	bool data = true;		// A->B
+	bool acks = true;		// B->A
+};
+
 struct LinkCfg {
 	double rate_bpns = 1.25;	// bytes per ns (1.25 = 10 Gbit/s)
 	uint64_t delay_ns = 10000;	// one-way propagation
@@ -43,6 +63,9 @@ struct LinkCfg {
 	int hot_route = -1;		// a congested route: marks CE on data
 	double hot_mark = 0;		// with this probability
 	bool rate_hint = true;		// receivers hint the link rate ([CC-10])
+	uint32_t links = 0;		// 0: the one egress queue above
+	std::vector<FabricLink> link;	// per link (missing: defaults)
+	uint64_t bucket_ns = 0;		// timelines' resolution; 0: none
 };
 
 struct Outage {
@@ -73,6 +96,12 @@ struct Stats {
 	uint64_t rx_dup = 0, rx_new = 0, resends = 0, reentropies = 0;
 	uint64_t end_ns = 0, max_pkt_len = 0;
 	uint64_t inflight_sum = 0, inflight_samples = 0, blocked_conn = 0;
+	uint64_t blackholed = 0;
+	// fabric: new payload bytes placed per bucket, in all and per link
+	// the data took; data packets sent per link
+	std::vector<uint64_t> goodput;
+	std::vector<std::vector<uint64_t>> link_goodput;
+	std::vector<uint64_t> link_pkts;
 	std::vector<std::string> errors;
 };
 
@@ -83,6 +112,11 @@ public:
 	~Sim();
 
 	void add_outage(const Outage &o) { outages_.push_back(o); }
+	void add_blackhole(const Blackhole &b) { holes_.push_back(b); }
+	// Change link @l's impairments from now on (between run() calls).
+	void set_link(uint32_t l, const FabricLink &f) { link_.link.at(l) = f; }
+	// The fabric link a packet from @sport takes in direction @to_b.
+	uint32_t link_of(uint16_t sport, bool to_b) const;
 	void set_hot_route(int route, double mark)
 	{
 		link_.hot_route = route;
@@ -102,6 +136,8 @@ private:
 		bool to_b;		// data A->B, ACKs B->A
 		bool is_ack;
 		bool ce;
+		uint16_t sport;		// of the datagram
+		uint32_t link;		// fabric link it took
 		mrc_tx_seg seg;
 		mrc_ack_info ack;
 	};
@@ -123,6 +159,8 @@ private:
 	void post_more();
 	void fail(const std::string &what);
 	bool route_down(uint16_t sport, uint64_t now) const;
+	bool fabric_drops(uint32_t l, bool to_b, bool is_ack);
+	void count(std::vector<uint64_t> &v, uint64_t bytes);
 	double uniform() { return uni_(rng_); }
 
 	mrc_conn_cfg cfg_;
@@ -132,6 +170,9 @@ private:
 	mrc_cc_share share_b_{}, share_a_{};
 	std::priority_queue<Pkt, std::vector<Pkt>, Later> q_;
 	std::vector<Outage> outages_;
+	std::vector<Blackhole> holes_;
+	std::vector<uint64_t> link_busy_[2];	// fabric: per direction, per link
+	uint64_t hash_seed_;
 	uint64_t now_ = 0, order_ = 0;
 	uint64_t busy_[2] = {0, 0};	// egress link free at (0: B->A, 1: A->B)
 	std::vector<Posted> posted_;	// indexed by msn

@@ -81,6 +81,8 @@ bool layout_matches(const std::string &system) {
       {"tx_pkts", h + offsetof(mrc_path_ack_rec, tx_pkts), 8},
       {"qpn", h + offsetof(mrc_path_ack_rec, qpn), 4},
       {"rate_hint", h + offsetof(mrc_path_ack_rec, rate_hint), 4},
+      {"moves", h + offsetof(mrc_path_ack_rec, moves), 4},
+      {"mark_pm", h + offsetof(mrc_path_ack_rec, mark_pm), 2},
       {"sport", h + offsetof(mrc_path_ack_rec, sport), 2},
       {"state", h + offsetof(mrc_path_ack_rec, state), 1},
   };
@@ -207,9 +209,9 @@ int main(int argc, char **argv) {
     }
     if (g_stop) break;
     const uint64_t now = mono_ns();
-    std::printf("%-8s %6s %4s %5s %-9s %8s %8s %8s %8s %10s %8s %8s %8s %6s %8s %6s\n", "DEV",
-                "QPN", "PATH", "SPORT", "STATE", "SRTT_US", "MINRTT", "CWND", "INFLIGHT", "TX_PKTS",
-                "TX_PPS", "RETX", "SPURIOUS", "RTO", "CE", "HINT");
+    std::printf("%-8s %6s %4s %5s %-9s %8s %8s %8s %8s %10s %8s %8s %8s %6s %8s %6s %5s %5s %5s\n",
+                "DEV", "QPN", "PATH", "SPORT", "STATE", "SRTT_US", "MINRTT", "CWND", "INFLIGHT",
+                "TX_PKTS", "TX_PPS", "RETX", "SPURIOUS", "RTO", "CE", "HINT", "MOVES", "LOSS%", "MARK%");
     unsigned shown = 0;
     for (const Row &r : read_map(fd)) {
       const mrc_path_ack_rec &p = r.val.rec;
@@ -219,13 +221,14 @@ int main(int argc, char **argv) {
       auto pit = prev_tx.find(k);
       double pps = pit == prev_tx.end() ? 0.0 : double(p.tx_pkts - pit->second) / interval;
       prev_tx[k] = p.tx_pkts;
-      std::printf("%-8s %6u %4u %5u %-9s %8u %8u %8u %8u %10llu %8.0f %8llu %8llu %6llu %8u %6u\n",
-                  dev.c_str(), unsigned(r.key.qpn), unsigned(r.key.path), unsigned(p.sport),
-                  state_name(p.state), unsigned(p.srtt_us), unsigned(p.min_rtt_us),
-                  unsigned(p.cwnd), unsigned(p.inflight), (unsigned long long)p.tx_pkts, pps,
-                  (unsigned long long)p.lost_pkts, (unsigned long long)p.late_pkts,
-                  (unsigned long long)p.rto_fired,
-                  unsigned(p.ce), unsigned(p.rate_hint));
+      std::printf(
+          "%-8s %6u %4u %5u %-9s %8u %8u %8u %8u %10llu %8.0f %8llu %8llu %6llu %8u %6u %5u %5.1f "
+          "%5.1f\n",
+          dev.c_str(), unsigned(r.key.qpn), unsigned(r.key.path), unsigned(p.sport),
+          state_name(p.state), unsigned(p.srtt_us), unsigned(p.min_rtt_us), unsigned(p.cwnd),
+          unsigned(p.inflight), (unsigned long long)p.tx_pkts, pps, (unsigned long long)p.lost_pkts,
+          (unsigned long long)p.late_pkts, (unsigned long long)p.rto_fired, unsigned(p.ce),
+          unsigned(p.rate_hint), unsigned(p.moves), p.loss_pm / 10.0, p.mark_pm / 10.0);
       shown++;
     }
     std::printf("-- %u path(s)\n", shown);
