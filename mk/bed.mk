@@ -5,6 +5,8 @@
 #                          BED_REUSE=1          use the bed already up, leave it up
 #                          BED_CASES="selftests/cases/10-link-add-show.sh ..."
 #                          BED_UP_ARGS="--links 4 --mtu 9000"
+#                        (a case with a "# bed: OPTIONS" line gets a bed of
+#                        its own, one boot per distinct OPTIONS: run-bed)
 #                          BED_CASE_TIMEOUT=300 (s per case)
 #   make test-bed-long   the same for selftests/long/*.sh (part of make test-long)
 #   make test-soak       selftests/soak: SOAK_REPS repetitions of the rping,
