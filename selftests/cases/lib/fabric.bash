@@ -193,19 +193,32 @@ fabric_g_set() {
 	EOF
 }
 
+# fabric_g_blackhole_batch L [HOOK...]: the tc batch that black-holes link
+# L at each hook of a new clsact (default egress; ingress drops what
+# arrives on L instead, for a step that switches both directions on one
+# router at once, e.g. from a tc -batch reading a FIFO: no process to wait
+# for when it matters).
+fabric_g_blackhole_batch() {
+	local l=$1 h
+	shift
+	echo "qdisc add dev eth$l clsact"
+	for h in "${@:-egress}"; do
+		# IPv6 neighbour solicitations and advertisements pass, as ARP
+		# does: the routers keep their neighbours, nothing tells them of
+		# the hole
+		printf '%s\n' \
+			"filter add dev eth$l $h protocol ipv6 pref 1 flower ip_proto icmpv6 type 135 action pass" \
+			"filter add dev eth$l $h protocol ipv6 pref 1 flower ip_proto icmpv6 type 136 action pass" \
+			"filter add dev eth$l $h protocol ipv6 pref 2 matchall action drop" \
+			"filter add dev eth$l $h protocol ip pref 3 matchall action drop"
+	done
+}
+
 fabric_g_blackhole() {
 	local l=$1
 	tc -n rtr qdisc del dev "eth$l" clsact 2>/dev/null
 	[ "$2" = on ] || return 0
-	# IPv6 neighbour solicitations and advertisements pass, as ARP does:
-	# the routers keep their neighbours, nothing tells them of the hole
-	tc -n rtr -batch - <<-EOF
-		qdisc add dev eth$l clsact
-		filter add dev eth$l egress protocol ipv6 pref 1 flower ip_proto icmpv6 type 135 action pass
-		filter add dev eth$l egress protocol ipv6 pref 1 flower ip_proto icmpv6 type 136 action pass
-		filter add dev eth$l egress protocol ipv6 pref 2 matchall action drop
-		filter add dev eth$l egress protocol ip pref 3 matchall action drop
-	EOF
+	fabric_g_blackhole_batch "$l" | tc -n rtr -batch -
 }
 
 fabric_g_admin() { ip -n rtr link set dev "eth$1" "$2"; }
