@@ -15,6 +15,7 @@
 
 #include "linger.h"
 #include "metaroce.h"
+#include "registry.h"
 #include "stats.h"
 #include "ud.h"
 #include "xport.h"

@@ -12,6 +12,7 @@
 #include <rdma/ib_mad.h>
 
 #include "metaroce.h"
+#include "registry.h"
 #include "stats.h"
 #include "ud.h"
 #include "xport.h"

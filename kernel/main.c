@@ -4,13 +4,7 @@
  * device (newlink), the netdev notifier follows the netdev (port events,
  * removal on NETDEV_UNREGISTER), module unload removes whatever is left.
  *
- * The registry is our own list rather than ib_device_get_by_netdev():
- * with RDMA_DRIVER_UNKNOWN that lookup matches every driver's devices,
- * and ib_unregister_driver(RDMA_DRIVER_UNKNOWN) would remove them all.
- *
- * Lock order: RTNL, then mrc_registry_lock. The registry lock is never
- * held across ib_register_device() or any unregistration, which take
- * RTNL themselves.
+ * Which device belongs to which netdev is the registry's (registry.c).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -18,9 +12,7 @@
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/random.h>
-#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
@@ -29,11 +21,9 @@
 #include "fault.h"
 #include "metaroce.h"
 #include "net.h"
+#include "registry.h"
 #include "txbuf.h"
 #include "xport.h"
-
-static DEFINE_MUTEX(mrc_registry_lock);
-static LIST_HEAD(mrc_registry);
 
 /*
  * Unregistrations requested by the netdev notifier run here, not on
@@ -41,49 +31,6 @@ static LIST_HEAD(mrc_registry);
  * none of them is still inside our code.
  */
 static struct workqueue_struct *mrc_wq;
-
-static struct mrc_dev *mrc_registry_find(const struct net_device *ndev)
-{
-	struct mrc_dev *dev;
-
-	lockdep_assert_held(&mrc_registry_lock);
-	list_for_each_entry(dev, &mrc_registry, registry)
-		if (dev->ndev == ndev)
-			return dev;
-	return NULL;
-}
-
-/*
- * The receive path's lookup, from softirq: ib_device_get_by_netdev() would
- * also return another driver's device on the same netdev (rxe, say), and
- * our packets would be dropped. The list is RCU-safe and ib_core frees
- * devices with kfree_rcu(), so a reference is taken before leaving RCU.
- */
-struct mrc_dev *mrc_dev_get_by_netdev(const struct net_device *ndev)
-{
-	struct mrc_dev *dev, *found = NULL;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(dev, &mrc_registry, registry) {
-		if (dev->ndev == ndev && ib_device_try_get(&dev->ibdev)) {
-			found = dev;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
-/* Called through ops.dealloc_driver, the last time ib_core calls us. */
-void mrc_registry_forget(struct mrc_dev *dev)
-{
-	mutex_lock(&mrc_registry_lock);
-	if (dev->listed) {
-		list_del_rcu(&dev->registry);
-		dev->listed = false;
-	}
-	mutex_unlock(&mrc_registry_lock);
-}
 
 static void mrc_unreg_work(struct work_struct *work)
 {
@@ -96,7 +43,7 @@ static void mrc_unreg_work(struct work_struct *work)
 /* The netdev is going away: so must the device, which holds it. */
 static void mrc_dev_detach(struct mrc_dev *dev)
 {
-	lockdep_assert_held(&mrc_registry_lock);
+	mrc_registry_assert_held();
 	if (!dev->live) {
 		/* newlink has not finished; it will see this and undo. */
 		dev->ndev_gone = true;
@@ -118,7 +65,7 @@ static void mrc_dev_update_port(struct mrc_dev *dev)
 		.element.port_num = MRC_PORT,
 	};
 
-	lockdep_assert_held(&mrc_registry_lock);
+	mrc_registry_assert_held();
 	if (!dev->live || state == dev->port_state)
 		return;
 	/*
@@ -135,11 +82,21 @@ static void mrc_dev_update_port(struct mrc_dev *dev)
 	ib_device_put(&dev->ibdev);
 }
 
+/* Under the registry lock: @dev follows its netdev's @event. */
+static void mrc_dev_follow(struct mrc_dev *dev, unsigned long event)
+{
+	if (event == NETDEV_UNREGISTER) {
+		mrc_dev_detach(dev);
+	} else {
+		mrc_dev_update_speed(dev);
+		mrc_dev_update_port(dev);
+	}
+}
+
 static int mrc_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
-	struct mrc_dev *dev;
 
 	switch (event) {
 	case NETDEV_UP:
@@ -152,15 +109,7 @@ static int mrc_netdev_event(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 	}
 
-	mutex_lock(&mrc_registry_lock);
-	dev = mrc_registry_find(ndev);
-	if (dev && event == NETDEV_UNREGISTER) {
-		mrc_dev_detach(dev);
-	} else if (dev) {
-		mrc_dev_update_speed(dev);
-		mrc_dev_update_port(dev);
-	}
-	mutex_unlock(&mrc_registry_lock);
+	mrc_registry_with(ndev, mrc_dev_follow, event);
 	return NOTIFY_DONE;
 }
 
@@ -183,59 +132,6 @@ static int mrc_check_netdev(const char *name, struct net_device *ndev)
 		return -EOPNOTSUPP;
 	}
 	return 0;
-}
-
-/* Put @dev in the registry unless its netdev is taken or leaving. */
-static int mrc_registry_add(const char *name, struct mrc_dev *dev)
-{
-	struct mrc_dev *other;
-	int err = 0;
-
-	mutex_lock(&mrc_registry_lock);
-	other = mrc_registry_find(dev->ndev);
-	if (other) {
-		/*
-		 * ibdev.name, a plain array, is safe to read while a rename
-		 * runs; it is empty until the other registration has begun.
-		 */
-		pr_err("%s: %s already carries metaroce device %s\n", name,
-		       netdev_name(dev->ndev),
-		       other->ibdev.name[0] ? other->ibdev.name :
-					      "(being created)");
-		err = -EEXIST;
-	} else if (READ_ONCE(dev->ndev->reg_state) != NETREG_REGISTERED) {
-		/* Its NETDEV_UNREGISTER ran before we were listed. */
-		pr_err("%s: %s is being removed\n", name,
-		       netdev_name(dev->ndev));
-		err = -ENODEV;
-	} else {
-		list_add_tail_rcu(&dev->registry, &mrc_registry);
-		dev->listed = true;
-	}
-	mutex_unlock(&mrc_registry_lock);
-	return err;
-}
-
-/*
- * After ib_register_device(): mark the device live, or return -ENODEV if
- * its netdev left meanwhile, for the caller to unregister it again.
- */
-static int mrc_registry_go_live(struct mrc_dev *dev)
-{
-	int err = 0;
-
-	mutex_lock(&mrc_registry_lock);
-	/* Off the list means `rdma link delete` removed it already. */
-	if (dev->listed) {
-		if (dev->ndev_gone) {
-			err = -ENODEV;
-		} else {
-			dev->live = true;
-			dev->port_state = mrc_port_state(dev->ndev);
-		}
-	}
-	mutex_unlock(&mrc_registry_lock);
-	return err;
 }
 
 int mrc_dev_add(const char *name, struct net_device *ndev)
@@ -309,15 +205,7 @@ static void mrc_unregister_all(void)
 {
 	struct mrc_dev *dev;
 
-	for (;;) {
-		mutex_lock(&mrc_registry_lock);
-		dev = list_first_entry_or_null(&mrc_registry, struct mrc_dev,
-					       registry);
-		if (dev)
-			get_device(&dev->ibdev.dev);
-		mutex_unlock(&mrc_registry_lock);
-		if (!dev)
-			break;
+	while ((dev = mrc_registry_first())) {
 		/*
 		 * Waits for any unregistration already running, so it also
 		 * returns only after dealloc_driver took @dev off the list.

@@ -4,9 +4,9 @@
  * `rdma link add NAME type metaroce netdev DEV`.
  *
  * Lifetime, in one place so every file can rely on it:
- *  - main.c creates the device in newlink, keeps it in a registry keyed
- *    by netdev, and removes it on `rdma link delete`, on NETDEV_UNREGISTER
- *    and on module unload.
+ *  - main.c creates the device in newlink, keeps it in the registry
+ *    (registry.c, keyed by netdev), and removes it on `rdma link delete`,
+ *    on NETDEV_UNREGISTER and on module unload.
  *  - ib_core owns the memory: it is freed after ops.dealloc_driver
  *    (mrc_dev_dealloc) has run and the last ib_device reference is gone.
  *  - The netdev pointer stays valid for the whole life of the device:
@@ -52,7 +52,7 @@ struct mrc_dev {
 	struct ib_device ibdev;		/* first: ib_alloc_device() wants it */
 	struct net_device *ndev;	/* held by ib_core, see above */
 
-	/* Registry state, under mrc_registry_lock (main.c). */
+	/* Registry state, under the registry's lock (registry.c). */
 	struct list_head registry;	/* RCU list; see mrc_dev_get_by_netdev() */
 	bool listed;			/* on the registry; false once dealloc ran */
 	bool live;			/* ib_register_device() returned */
@@ -95,11 +95,7 @@ void mrc_dealloc_ucontext(struct ib_ucontext *ibuc);
 void mrc_disassociate_ucontext(struct ib_ucontext *ibuc);
 int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
-/* main.c: the registry, told when ib_core deallocates a device. */
-void mrc_registry_forget(struct mrc_dev *dev);
-/* `rdma link add @name type metaroce netdev @ndev`, also used by KUnit. */
+/* main.c: `rdma link add @name type metaroce netdev @ndev`, also KUnit's. */
 int mrc_dev_add(const char *name, struct net_device *ndev);
-/* A reference (ib_device_put()) to our device on @ndev, from any context. */
-struct mrc_dev *mrc_dev_get_by_netdev(const struct net_device *ndev);
 
 #endif /* _MRC_METAROCE_H */

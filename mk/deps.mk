@@ -22,7 +22,7 @@ DEPS_PKGS := \
 	libnl-3-dev libnl-route-3-dev \
 	qemu-system-x86 busybox-static socat \
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev \
-	perftest rdmacm-utils nvme-cli fio iproute2 tcpdump strace ethtool gnuplot-nox \
+	perftest rdmacm-utils nvme-cli fio iproute2 tcpdump tshark strace ethtool gnuplot-nox \
 	linux-headers-$(KVER) linux-source-$(KSRC_SERIES)
 
 KIMG_PKG      := linux-image-$(KVER)-unsigned

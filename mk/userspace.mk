@@ -39,6 +39,9 @@ test-unit: userspace userspace-san
 		$(US_BUILD) >> $(RESULTS)/unit.results || true
 	@$(TOP)/userspace/provider/tests/run-ctest unit-san $(UNIT_LOGS)/provider-san.log \
 		$(US_BUILD_SAN) >> $(RESULTS)/unit.results || true
+	@echo "test-unit: the Wireshark dissector (golden captures, fuzzed datagrams)"
+	@$(TOP)/userspace/tools/wireshark/test-dissector $(US_BUILD) $(UNIT_LOGS) \
+		>> $(RESULTS)/unit.results || true
 	@fz=$$(ls $(US_BUILD_SAN)/tests/*_fuzz 2>/dev/null); \
 	if [ -n "$$fz" ]; then \
 		echo "test-unit: fuzzing $$(echo $$fz | wc -w) target(s), $(FUZZ_SECONDS) s each"; \

@@ -20,6 +20,7 @@
 #include <rdma/ib_cache.h>
 
 #include "../metaroce.h"
+#include "../registry.h"
 #include "../stats.h"
 #include "../xport.h"
 #include "../core/wire.h"

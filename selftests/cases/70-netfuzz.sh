@@ -16,7 +16,7 @@
 # the round again and the last datagrams it sent (lib/netfuzz.bash).
 # NETFUZZ_NVME=1 adds NVMe-oF fio verify jobs; the 1,000,000-datagram run
 # has them: selftests/long/70-netfuzz-1m.sh.
-# bed-timeout: 420
+# bed-timeout: 600
 set -euo pipefail
 # shellcheck source=lib/cm.bash
 . "$(dirname "$0")/lib/cm.bash"

@@ -51,11 +51,14 @@
 #                                        (with --dir only one router knows: the
 #                                        other keeps sending into the dead NIC)
 #   fabric_link_up L [--admin [--dir D]]
-#   fabric_cross L (--mbit R [--tos T] [--size B] | --tcp) [--dir D]
+#   fabric_cross L (--mbit R [--tos T] [--size B] [--time S] | --tcp) [--dir D]
 #                                        competing traffic on link L only, between
 #                                        the routers: paced UDP (mrc_udp_spray,
-#                                        --tos 2 makes it ECT) or one greedy TCP flow
+#                                        --tos 2 makes it ECT; for S seconds, or
+#                                        until stopped) or one greedy TCP flow
 #   fabric_cross_stop L
+#   fabric_cross_status L [--dir D]      "ab|ba RX CE": what the UDP cross traffic's
+#                                        receiver counted (datagrams, CE-marked)
 #   fabric_clear [L]                     every impairment and cross flow of L (all)
 #   fabric_counters [L]                  lines "G L TXP TXB RXP RXB QDROPS FDROPS
 #                                        MARKS": G's router's eth<L> packets and
@@ -275,7 +278,7 @@ fabric_g_cross_sink() {
 	fi
 }
 
-# fabric_g_cross_source L PORT tcp | udp MBIT TOS SIZE
+# fabric_g_cross_source L PORT tcp | udp MBIT TOS SIZE SECONDS
 fabric_g_cross_source() {
 	local l=$1 port=$2 far
 	. /etc/bed.env
@@ -284,7 +287,7 @@ fabric_g_cross_source() {
 		fabric_g_spawn "$l" socat -u /dev/zero "TCP:$far:$port"
 	else
 		fabric_g_spawn "$l" "$FABRIC_SPRAY" send --to "$far" --port "$port" \
-			--sports "$port" --mbit "$4" --tos "$5" --size "$6" --time 86400
+			--sports "$port" --mbit "$4" --tos "$5" --size "$6" --time "$7"
 	fi
 }
 
@@ -319,8 +322,9 @@ fabric_g_clear() {
 }
 
 # "L TXP TXB RXP RXB QDROPS FDROPS MARKS" for each link (or link $1): its
-# netdev counters, the drops of its root qdisc (netem counts every drop
-# below it too), of its blackhole filters, and the CE marks of its queue.
+# netdev counters, the drops of its root qdisc (the plain FIFO of a healthy
+# link, or netem, which counts every drop below it too), of its blackhole
+# filters, and the CE marks of its queue.
 # Few processes: each costs ~0.1 s under TCG.
 fabric_g_counters() {
 	local l dev qd filt=""
@@ -340,7 +344,7 @@ fabric_g_counters() {
 		# /proc/net/dev: "ethL: rx_bytes rx_packets (6 more) tx_bytes tx_packets"
 		$1 == "dev" && $2 ~ /^eth[0-9]+:$/ {
 			d = $2; sub(":", "", d); c[d] = $12 " " $11 " " $4 " " $3 }
-		$1 == "qdisc" && $2 == "qdisc" { d = $6; root = ($4 == "1:") }
+		$1 == "qdisc" && $2 == "qdisc" { d = $6; root = ($7 == "root") }
 		$1 == "qdisc" && root && $2 == "Sent" { x = $8; sub(",", "", x); qdrop[d] = x }
 		$1 == "qdisc" && $2 == "marked" { mark[d] += $3 }
 		$1 == "qdisc" { for (i = 2; i < NF; i++) if ($i == "ecn_mark") mark[d] += $(i + 1) }
@@ -495,7 +499,7 @@ fabric_link_up() { fabric_link_set "$1" up "${@:2}"; }
 # The cross traffic of link L from router X to router Y uses UDP/TCP port
 # 5300 + L (X -> Y) or 5310 + L (Y -> X).
 fabric_cross() {
-	local l mode=udp mbit="" tos=0 size=1400 vm port
+	local l mode=udp mbit="" tos=0 size=1400 secs=86400 vm port
 	fabric_args "$@"
 	set -- "${FABRIC_ARGS[@]}"
 	l=$1
@@ -505,6 +509,7 @@ fabric_cross() {
 		--mbit) mbit=$2; shift 2 ;;
 		--tos) tos=$2; shift 2 ;;
 		--size) size=$2; shift 2 ;;
+		--time) secs=$2; shift 2 ;;
 		--tcp) mode=tcp; shift ;;
 		*) fabric_fail "fabric_cross: unknown option $1"; return 1 ;;
 		esac
@@ -514,12 +519,25 @@ fabric_cross() {
 		port=$((5300 + l))
 		[ "$vm" = b ] && port=$((5310 + l))
 		fabric_g_run "$(fabric_peer "$vm")" fabric_g_cross_sink "$l" "$port" "$mode" || return 1
-		fabric_g_run "$vm" fabric_g_cross_source "$l" "$port" "$mode" "$mbit" "$tos" "$size" ||
+		fabric_g_run "$vm" fabric_g_cross_source "$l" "$port" "$mode" "$mbit" "$tos" "$size" "$secs" ||
 			return 1
 	done
 }
 
 fabric_cross_stop() { fabric_on both fabric_g_cross_stop "$1"; }
+
+# fabric_cross_status L [--dir D]: "ab|ba RX CE" of link L's UDP cross
+# traffic, as its receiver counted it so far (datagrams, CE-marked ones).
+fabric_cross_status() {
+	local vm port
+	fabric_args "$@"
+	for vm in $(fabric_routers "$FABRIC_DIR"); do
+		port=$((5300 + FABRIC_ARGS[0]))
+		[ "$vm" = b ] && port=$((5310 + FABRIC_ARGS[0]))
+		echo "$vm$(fabric_peer "$vm") $("$BED" exec "$(fabric_peer "$vm")" -- \
+			awk '$1 == "total" { print $3, $5 }' "$FABRIC_RUN/cross$port.status")"
+	done
+}
 
 fabric_clear() {
 	local down l

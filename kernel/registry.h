@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Our devices, by netdev: the receive path's lookup (demux.c, softirq)
+ * and the list the device's life is managed on (main.c). Below both, so
+ * the receive path does not reach up into module setup.
+ *
+ * Our own list rather than ib_device_get_by_netdev(): with
+ * RDMA_DRIVER_UNKNOWN that lookup matches every driver's devices (rxe's
+ * on the same netdev, say), and ib_unregister_driver(RDMA_DRIVER_UNKNOWN)
+ * would remove them all.
+ *
+ * Lock order: RTNL, then the registry lock. The registry lock is never
+ * held across ib_register_device() or any unregistration, which take
+ * RTNL themselves.
+ */
+#ifndef _MRC_REGISTRY_H
+#define _MRC_REGISTRY_H
+
+#include "metaroce.h"
+
+/* A reference (ib_device_put()) to our device on @ndev, from any context. */
+struct mrc_dev *mrc_dev_get_by_netdev(const struct net_device *ndev);
+
+/* Put @dev on the list unless its netdev carries one or is leaving. */
+int mrc_registry_add(const char *name, struct mrc_dev *dev);
+
+/*
+ * After ib_register_device(): mark @dev live, or return -ENODEV if its
+ * netdev left meanwhile, for the caller to unregister it again.
+ */
+int mrc_registry_go_live(struct mrc_dev *dev);
+
+/* ib_core deallocates @dev (ops.dealloc_driver): off the list. */
+void mrc_registry_forget(struct mrc_dev *dev);
+
+/*
+ * Run @fn on our device on @ndev, if any, with the registry locked: the
+ * device cannot leave the list meanwhile.
+ */
+void mrc_registry_with(const struct net_device *ndev,
+		       void (*fn)(struct mrc_dev *dev, unsigned long arg),
+		       unsigned long arg);
+
+/* Assert that the caller runs under mrc_registry_with(). */
+void mrc_registry_assert_held(void);
+
+/*
+ * The first device still listed, with a reference (put_device()), or
+ * NULL: for removing them all at module unload.
+ */
+struct mrc_dev *mrc_registry_first(void);
+
+#endif /* _MRC_REGISTRY_H */
