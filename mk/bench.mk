@@ -12,6 +12,11 @@
 #   make bench-nvmeof  NVMe over Fabrics (fio on nvme-rdma/nvmet-rdma), IOPS
 #                      and MiB/s -> selftests/results/nvmeof.md (REPS=3,
 #                      RUNTIME=20 s per fio run)
+#   make bench-multipath  one connection over the bed's ECMP fabric (4 links
+#                      rate-limited to RATE Mbit/s each, ECN-marking): healthy,
+#                      a lossy link, a marked link, a black-holed link; per-path
+#                      timelines -> selftests/results/multipath.md + PNGs
+#                      (REPS=3, ~30 min; BENCH_QUICK=1: one repeat of two cells)
 #
 # Uses the bed that is up (and leaves it up); otherwise boots one with
 # BENCH_BED_ARGS (jumbo frames, as RoCE fabrics run) and takes it down
@@ -21,15 +26,17 @@
 
 BENCH := $(TOP)/selftests/bench/bench
 BENCH_BED_ARGS ?= --mtu 9000
+MULTIPATH_BED_ARGS ?= --fabric ecmp --links 4 --mtu 9000
 
 .PHONY: bench-verbs bench-loss bench-loss-targets bench-loss-alternate \
-	bench-nvmeof
+	bench-nvmeof bench-multipath
 
+# bench_run MODE[,BED ARGS]
 define bench_run
 	@if $(BED) status | grep -q '^a: running'; then \
 		BED=$(BED) TOP=$(TOP) $(BENCH) $(1); \
 	else \
-		$(BED) up $(BENCH_BED_ARGS) && rc=0 && \
+		$(BED) up $(or $(2),$(BENCH_BED_ARGS)) && rc=0 && \
 		{ BED=$(BED) TOP=$(TOP) $(BENCH) $(1) || rc=$$?; }; \
 		$(BED) down; exit $$rc; \
 	fi
@@ -49,3 +56,6 @@ bench-loss-alternate: deps-check module userspace
 
 bench-nvmeof: deps-check module userspace
 	$(call bench_run,nvmeof)
+
+bench-multipath: deps-check module userspace
+	$(call bench_run,multipath,$(MULTIPATH_BED_ARGS))

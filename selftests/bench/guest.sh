@@ -218,4 +218,5 @@ TMO=${TMO:-60}
 LANE=${LANE:-0}	# bench lanes run side by side: verbs on 0, loss on 1
 BN=bn$LANE
 BR=br$LANE
-"$@"
+# sourced (multipath-guest.sh): the functions only
+[ "${BASH_SOURCE[0]}" != "$0" ] || "$@"

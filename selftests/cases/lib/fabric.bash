@@ -26,6 +26,7 @@
 #                                        port); look it up every time, the
 #                                        hash changes at every boot
 #   fabric_map G FAMILY DPORT LO HI      "SPORT LINK" lines for LO..HI, one round trip
+#   fabric_map_ports G FAMILY DPORT SPORT...  the same for the ports listed
 #   fabric_loss L PCT [--dir D]          random loss (netem), 0 to remove
 #   fabric_delay L MS [--dir D]          added one-way delay (netem), 0 to remove
 #   fabric_rate L RATE [--ecn red|fq_codel] [--queue MS] [--dir D]
@@ -93,18 +94,28 @@ fabric_link_addr() {
 
 # ------------------------------------------------------------- guest side
 
-# fabric_g_map FAMILY DPORT LO HI: "SPORT LINK" for each source port.
-fabric_g_map() {
-	local fam=$1 dport=$2 lo=$3 hi=$4 me far p
+# fabric_g_map_ports FAMILY DPORT SPORT...: "SPORT LINK" for each source
+# port, in one process.
+fabric_g_map_ports() {
+	local fam=$1 dport=$2 me far p
+	shift 2
 	. /etc/bed.env
 	me=$(fabric_addr "$BED_NAME" "$fam")
 	far=$(fabric_far_addr "$BED_NAME" "$fam")
-	for ((p = lo; p <= hi; p++)); do
+	for p in "$@"; do
 		echo "route get $far from $me iif rep0 ipproto 17 sport $p dport $dport"
 	done | ip -n rtr -batch - |
-		awk -v lo="$lo" -v far="$far" '
-			$1 == far { for (i = 1; i < NF; i++) if ($i == "dev") { sub("eth", "", $(i + 1)); print lo + n++, $(i + 1) } }
-			END { if (n != '"$((hi - lo + 1))"') exit 1 }'
+		awk -v ports="$*" -v far="$far" '
+			BEGIN { split(ports, port, " ") }
+			$1 == far { for (i = 1; i < NF; i++) if ($i == "dev") { sub("eth", "", $(i + 1)); print port[++n], $(i + 1) } }
+			END { if (n != '"$#"') exit 1 }'
+}
+
+# fabric_g_map FAMILY DPORT LO HI: the same for LO..HI.
+fabric_g_map() {
+	local fam=$1 dport=$2
+	# shellcheck disable=SC2046 # the ports are words on purpose
+	fabric_g_map_ports "$fam" "$dport" $(seq "$3" "$4")
 }
 
 fabric_g_rate_bytes() {	# tc rate -> bytes/s
@@ -185,19 +196,32 @@ fabric_g_set() {
 	EOF
 }
 
+# fabric_g_blackhole_batch L [HOOK...]: the tc batch that black-holes link
+# L at each hook of a new clsact (default egress; ingress drops what
+# arrives on L instead, for a step that switches both directions on one
+# router at once, e.g. from a tc -batch reading a FIFO: no process to wait
+# for when it matters).
+fabric_g_blackhole_batch() {
+	local l=$1 h
+	shift
+	echo "qdisc add dev eth$l clsact"
+	for h in "${@:-egress}"; do
+		# IPv6 neighbour solicitations and advertisements pass, as ARP
+		# does: the routers keep their neighbours, nothing tells them of
+		# the hole
+		printf '%s\n' \
+			"filter add dev eth$l $h protocol ipv6 pref 1 flower ip_proto icmpv6 type 135 action pass" \
+			"filter add dev eth$l $h protocol ipv6 pref 1 flower ip_proto icmpv6 type 136 action pass" \
+			"filter add dev eth$l $h protocol ipv6 pref 2 matchall action drop" \
+			"filter add dev eth$l $h protocol ip pref 3 matchall action drop"
+	done
+}
+
 fabric_g_blackhole() {
 	local l=$1
 	tc -n rtr qdisc del dev "eth$l" clsact 2>/dev/null
 	[ "$2" = on ] || return 0
-	# IPv6 neighbour solicitations and advertisements pass, as ARP does:
-	# the routers keep their neighbours, nothing tells them of the hole
-	tc -n rtr -batch - <<-EOF
-		qdisc add dev eth$l clsact
-		filter add dev eth$l egress protocol ipv6 pref 1 flower ip_proto icmpv6 type 135 action pass
-		filter add dev eth$l egress protocol ipv6 pref 1 flower ip_proto icmpv6 type 136 action pass
-		filter add dev eth$l egress protocol ipv6 pref 2 matchall action drop
-		filter add dev eth$l egress protocol ip pref 3 matchall action drop
-	EOF
+	fabric_g_blackhole_batch "$l" | tc -n rtr -batch -
 }
 
 fabric_g_admin() { ip -n rtr link set dev "eth$1" "$2"; }
@@ -367,6 +391,8 @@ fabric_nlinks() {
 }
 
 fabric_map() { fabric_g_run "$1" fabric_g_map "$2" "$3" "$4" "$5"; }
+
+fabric_map_ports() { fabric_g_run "$1" fabric_g_map_ports "${@:2}"; }
 
 fabric_link_of() {
 	local g=$1 sport=$2 dport=${3:-4791} fam=${4:-4}

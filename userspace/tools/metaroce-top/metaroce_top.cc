@@ -7,10 +7,20 @@
 // newest numbers in a map; every interval this prints one row per path
 // heard from in the last --stale seconds.
 //
-//   metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM]
+//   metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM] [-r]
 //
 // -t names the trace system (default metaroce), for a renamed test build
-// of the module whose events live elsewhere.
+// of the module whose events live elsewhere. -r records instead of
+// showing: one line per path and interval, every counter as it stands,
+// stamped with the wall clock in microseconds (a shell's $EPOCHREALTIME
+// in the same guest marks events on that clock), for a timeline drawn
+// afterwards (selftests/bench/multipath):
+//
+//   S REAL_US DEV QPN PATH SPORT STATE SRTT_US CWND TX_PKTS ACKED_PKTS
+//     LOST_PKTS LATE_PKTS RTO_FIRED CE LOSS_PM MARK_PM MOVES ACK_REAL_US ACKS
+//
+// ACK_REAL_US is when the path's newest ACK arrived, ACKS how many the
+// program saw of the path.
 //
 // Needs root (BPF, tracefs) and the metaroce module loaded.
 
@@ -122,11 +132,14 @@ const char *state_name(unsigned s) {
   }
 }
 
-uint64_t mono_ns() {
+uint64_t clock_ns(clockid_t clk) {
   timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);  // bpf_ktime_get_ns()'s clock
+  clock_gettime(clk, &ts);
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
+
+// bpf_ktime_get_ns()'s clock
+uint64_t mono_ns() { return clock_ns(CLOCK_MONOTONIC); }
 
 struct Row {
   mrc_telem_key key;
@@ -154,7 +167,34 @@ std::vector<Row> read_map(int fd) {
 
 void usage() {
   std::fprintf(stderr,
-               "usage: metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM]\n");
+               "usage: metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM] "
+               "[-r]\n");
+}
+
+std::string dev_name(const mrc_telem_key &key) {
+  return std::string(key.dev, strnlen(key.dev, MRC_TP_DEV_LEN));
+}
+
+// -r: the record lines described at the top, for paths heard from
+// within @stale of @now.
+void print_record(const std::vector<Row> &rows, uint64_t now, double stale) {
+  // the ACKs' monotonic stamps on the wall clock, as of this sample
+  const uint64_t real = clock_ns(CLOCK_REALTIME);
+  const int64_t to_real = int64_t(real) - int64_t(mono_ns());
+  for (const Row &r : rows) {
+    const mrc_path_ack_rec &p = r.val.rec;
+    if (now > r.val.ts_ns && double(now - r.val.ts_ns) > stale * 1e9) continue;
+    std::printf(
+        "S %llu %s %u %u %u %u %u %u %llu %llu %llu %llu %llu %u %u %u %u %llu %llu\n",
+        (unsigned long long)(real / 1000), dev_name(r.key).c_str(), unsigned(r.key.qpn),
+        unsigned(r.key.path), unsigned(p.sport), unsigned(p.state), unsigned(p.srtt_us),
+        unsigned(p.cwnd), (unsigned long long)p.tx_pkts, (unsigned long long)p.acked_pkts,
+        (unsigned long long)p.lost_pkts, (unsigned long long)p.late_pkts,
+        (unsigned long long)p.rto_fired, unsigned(p.ce), unsigned(p.loss_pm),
+        unsigned(p.mark_pm), unsigned(p.moves),
+        (unsigned long long)((int64_t(r.val.ts_ns) + to_real) / 1000),
+        (unsigned long long)r.val.acks);
+  }
 }
 
 }  // namespace
@@ -163,9 +203,11 @@ int main(int argc, char **argv) {
   double interval = 1.0, stale = 10.0;
   long count = 0;  // 0: until interrupted
   std::string system = "metaroce";
+  bool record = false;
   int opt;
-  while ((opt = getopt(argc, argv, "i:n:s:t:h")) != -1) {
+  while ((opt = getopt(argc, argv, "i:n:s:t:rh")) != -1) {
     switch (opt) {
+      case 'r': record = true; break;
       case 'i': interval = std::atof(optarg); break;
       case 'n': count = std::atol(optarg); break;
       case 's': stale = std::atof(optarg); break;
@@ -209,6 +251,11 @@ int main(int argc, char **argv) {
     }
     if (g_stop) break;
     const uint64_t now = mono_ns();
+    if (record) {
+      print_record(read_map(fd), now, stale);
+      std::fflush(stdout);
+      continue;
+    }
     std::printf("%-8s %6s %4s %5s %-9s %8s %8s %8s %8s %10s %8s %8s %8s %6s %8s %6s %5s %5s %5s\n",
                 "DEV", "QPN", "PATH", "SPORT", "STATE", "SRTT_US", "MINRTT", "CWND", "INFLIGHT",
                 "TX_PKTS", "TX_PPS", "RETX", "SPURIOUS", "RTO", "CE", "HINT", "MOVES", "LOSS%", "MARK%");
@@ -216,7 +263,7 @@ int main(int argc, char **argv) {
     for (const Row &r : read_map(fd)) {
       const mrc_path_ack_rec &p = r.val.rec;
       if (now > r.val.ts_ns && double(now - r.val.ts_ns) > stale * 1e9) continue;
-      std::string dev(r.key.dev, strnlen(r.key.dev, MRC_TP_DEV_LEN));
+      std::string dev = dev_name(r.key);
       auto k = std::make_tuple(dev, r.key.qpn, r.key.path);
       auto pit = prev_tx.find(k);
       double pps = pit == prev_tx.end() ? 0.0 : double(p.tx_pkts - pit->second) / interval;
