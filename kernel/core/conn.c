@@ -377,14 +377,24 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 		m = txmsg(c, msn);
 		break;
 	}
-	if (!m)
+	if (!m) {
+		c->sched.idle_at = now;
 		return false;
+	}
 	len = mrc_min_u32(c->tx_pkt, m->len - m->next_off);
-	if (!conn_room(c, len, true))
+	/*
+	 * [PATH-10] data waits for a window: the paths' rates now show what
+	 * their routes carry, not what the application offered.
+	 */
+	if (!conn_room(c, len, true)) {
+		c->sched.limited_at = now;
 		return false;
+	}
 	pi = pick(c, len, now);
-	if (pi < 0)
+	if (pi < 0) {
+		c->sched.limited_at = now;
 		return false;
+	}
 
 	t = c->tx_nxt++;
 	e = segent(c, t);
