@@ -65,7 +65,7 @@ static void mrc_rx_follow_peer(struct mrc_xp *xp)
 	if (c->stats.rx_new || c->stats.rx_dup || c->stats.rx_drop)
 		return;
 	xp->rx_cookie = xp->tx_cookie;
-	for (i = 0; i < c->cfg.npaths; i++)
+	for (i = 0; i < MRC_MAX_PATHS; i++)
 		mrc_path_rx_init(&c->path[i].rx, xp->rx_cookie);
 }
 
