@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Per-path telemetry of metaroce: on every ACK the module accepts
- * (tracepoint metaroce:mrc_path_ack) keep the path's newest numbers in a
- * hash map that metaroce-top reads once a second.
+ * (tracepoint metaroce:mrc_path_ack) and on every change of a path's state
+ * or source port (metaroce:mrc_path_state) keep the path's newest numbers
+ * in an LRU map that the tools read; each change also goes to a ring
+ * buffer as an event. A failed path gets no ACKs: its change records keep
+ * its row current.
  *
- * A classic tracepoint program: the module has no BTF here, so the record
+ * Classic tracepoint programs: the module has no BTF here, so the record
  * layout comes from the shared field list instead of CO-RE relocations.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
+#include <stdbool.h>
 #include <bpf/bpf_helpers.h>
 
 #include "path_telemetry.h"
@@ -21,42 +25,86 @@ struct mrc_tp_hdr {
 	int pid;
 };
 
-struct mrc_path_ack_ctx {
+struct mrc_path_ctx {
 	struct mrc_tp_hdr hdr;
-	struct mrc_path_ack_rec rec;
+	struct mrc_path_rec rec;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, MRC_TELEM_MAX_PATHS);
 	__type(key, struct mrc_telem_key);
 	__type(value, struct mrc_telem_val);
 } mrc_paths SEC(".maps");
 
-SEC("tracepoint/metaroce/mrc_path_ack")
-int mrc_on_path_ack(struct mrc_path_ack_ctx *ctx)
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, MRC_TELEM_EVENT_BYTES);
+} mrc_events SEC(".maps");
+
+/* events the ring buffer had no room for */
+u64 mrc_events_lost;
+
+static __always_inline void note(struct mrc_path_ctx *ctx, bool change)
 {
 	struct mrc_telem_key key = {};
 	struct mrc_telem_val *v, nv = {};
+	struct mrc_telem_event *e;
 
 	/* one copy to the stack: the verifier allows no ctx+offset access */
 	if (bpf_probe_read_kernel(&nv.rec, sizeof(nv.rec), &ctx->rec))
-		return 0;
+		return;
 	__builtin_memcpy(key.dev, nv.rec.dev, sizeof(key.dev));
 	key.qpn = nv.rec.qpn;
 	key.path = nv.rec.path;
 	nv.ts_ns = bpf_ktime_get_ns();
 
+	if (change) {
+		e = bpf_ringbuf_reserve(&mrc_events, sizeof(*e), 0);
+		if (e) {
+			e->ts_ns = nv.ts_ns;
+			__builtin_memcpy(&e->rec, &nv.rec, sizeof(e->rec));
+			bpf_ringbuf_submit(e, 0);
+		} else {
+			__sync_fetch_and_add(&mrc_events_lost, 1);
+		}
+	}
+
 	v = bpf_map_lookup_elem(&mrc_paths, &key);
 	if (v) {
-		/* racing ACKs of one path may interleave: numbers stay plausible */
+		/* racing records of one path may interleave: numbers stay plausible */
 		__builtin_memcpy(&v->rec, &nv.rec, sizeof(v->rec));
 		v->ts_ns = nv.ts_ns;
-		__sync_fetch_and_add(&v->acks, 1);
-		return 0;
+		if (change) {
+			v->change_ns = nv.ts_ns;
+			__sync_fetch_and_add(&v->changes, 1);
+		} else {
+			v->ack_ns = nv.ts_ns;
+			__sync_fetch_and_add(&v->acks, 1);
+		}
+		return;
 	}
-	nv.acks = 1;
+	if (change) {
+		nv.change_ns = nv.ts_ns;
+		nv.changes = 1;
+	} else {
+		nv.ack_ns = nv.ts_ns;
+		nv.acks = 1;
+	}
 	bpf_map_update_elem(&mrc_paths, &key, &nv, BPF_NOEXIST);
+}
+
+SEC("tracepoint/metaroce/mrc_path_ack")
+int mrc_on_path_ack(struct mrc_path_ctx *ctx)
+{
+	note(ctx, false);
+	return 0;
+}
+
+SEC("tracepoint/metaroce/mrc_path_state")
+int mrc_on_path_state(struct mrc_path_ctx *ctx)
+{
+	note(ctx, true);
 	return 0;
 }
 

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Shared by the BPF program (path_telemetry.bpf.c) and metaroce-top: the
- * map that keeps the latest numbers of every path, keyed by device, QP
- * and path id.
+ * Shared by the BPF program (path_telemetry.bpf.c) and the tools
+ * (metaroce-top, metaroce-exporter): the map that keeps the latest numbers
+ * of every path, keyed by device, QP and path id, and the events of the
+ * ring buffer.
  *
- * The record is the metaroce:mrc_path_ack tracepoint's, built from the
- * same field list the kernel's trace.h uses (kernel/trace_fields.h), so
- * a field added there shows up here without a second definition.
+ * The record is that of the metaroce:mrc_path_ack and mrc_path_state
+ * tracepoints, built from the same field list the kernel's trace.h uses
+ * (kernel/trace_fields.h), so a field added there shows up here without a
+ * second definition.
  */
 #ifndef MRC_PATH_TELEMETRY_H
 #define MRC_PATH_TELEMETRY_H
@@ -20,7 +22,9 @@ typedef __u64 u64;
 
 #include "trace_fields.h"
 
+/* An LRU map: the paths heard from least recently make room. */
 #define MRC_TELEM_MAX_PATHS	4096
+#define MRC_TELEM_EVENT_BYTES	(64 * 1024)
 
 /* bpf_helpers.h has an __array of its own: keep it */
 #pragma push_macro("__field")
@@ -29,9 +33,9 @@ typedef __u64 u64;
 #undef __array
 #define __field(type, name)		type name;
 #define __array(type, name, len)	type name[len];
-/* The tracepoint's fields, in the kernel's order after its 8-byte header. */
-struct mrc_path_ack_rec {
-	MRC_TP_PATH_ACK_FIELDS
+/* The tracepoints' fields, in the kernel's order after its 8-byte header. */
+struct mrc_path_rec {
+	MRC_TP_PATH_FIELDS
 };
 #pragma pop_macro("__array")
 #pragma pop_macro("__field")
@@ -42,10 +46,20 @@ struct mrc_telem_key {
 	u32 path;
 };
 
+/* bpf_ktime_get_ns() stamps; 0: not seen since the program loaded */
 struct mrc_telem_val {
-	struct mrc_path_ack_rec rec;	/* from the newest ACK */
-	u64 ts_ns;			/* bpf_ktime_get_ns() of that ACK */
+	struct mrc_path_rec rec;	/* the newest record, ACK or change */
+	u64 ts_ns;			/* of that record */
+	u64 ack_ns;			/* of the newest ACK */
+	u64 change_ns;			/* of the newest state/port change */
 	u64 acks;			/* ACKs seen since the program loaded */
+	u64 changes;			/* changes seen since then */
+};
+
+/* One per mrc_path_state record, in the ring buffer mrc_events. */
+struct mrc_telem_event {
+	u64 ts_ns;
+	struct mrc_path_rec rec;
 };
 
 #endif /* MRC_PATH_TELEMETRY_H */

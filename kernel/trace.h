@@ -3,9 +3,12 @@
  * Tracepoints of metaroce (TRACE_SYSTEM metaroce).
  *
  * mrc_path_ack fires once per valid ACK, after the core applied it, with
- * the numbers of the path it acknowledged: RTT, windows, counters. The
- * BPF telemetry (bpf/path_telemetry.bpf.c, userspace/tools/metaroce-top)
- * attaches to it; with nothing attached it costs a static branch.
+ * the numbers of the path it acknowledged: RTT, windows, counters.
+ * mrc_path_state fires, with the same record, for each path whose state
+ * or source port a core call changed (failed, re-entropied, probing,
+ * proven again): a path that gets no ACKs still reports where it stands.
+ * The BPF telemetry (bpf/path_telemetry.bpf.c, userspace/tools/metaroce-top)
+ * attaches to both; with nothing attached they cost a static branch.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM metaroce
@@ -23,56 +26,64 @@
 
 #ifndef MRC_TRACE_HELPERS
 #define MRC_TRACE_HELPERS
-/* The path an ACK the core accepted speaks for (path_id is checked). */
-static inline const struct mrc_path *
-mrc_trace_path(const struct mrc_xp *xp, const struct mrc_ack_info *ack)
-{
-	return &xp->conn.path[ack->path_id];
-}
-
 static inline u32 mrc_trace_us(u64 ns)
 {
 	return (u32)min_t(u64, div_u64(ns, NSEC_PER_USEC), U32_MAX);
 }
 #endif
 
-TRACE_EVENT(mrc_path_ack,
-	    TP_PROTO(const struct mrc_xp *xp, const struct mrc_ack_info *ack),
-	    TP_ARGS(xp, ack),
-	    TP_STRUCT__entry(MRC_TP_PATH_ACK_FIELDS),
-	    TP_fast_assign(const struct mrc_path *p = mrc_trace_path(xp, ack);
+/* @path is one of the connection's (checked by the caller). */
+DECLARE_EVENT_CLASS(mrc_path_class,
+		    TP_PROTO(const struct mrc_xp *xp, u32 path, u32 rate_hint,
+			     u8 was_state, u16 was_sport),
+		    TP_ARGS(xp, path, rate_hint, was_state, was_sport),
+		    TP_STRUCT__entry(MRC_TP_PATH_FIELDS),
+		    TP_fast_assign(const struct mrc_path *p = &xp->conn.path[path];
 
-			   strscpy(__entry->dev,
-				   dev_name(&xp->qp->ibqp.device->dev),
-				   MRC_TP_DEV_LEN);
-			   __entry->tx_pkts = p->tx.sent_pkts;
-			   __entry->acked_pkts = p->tx.acked_pkts;
-			   __entry->lost_pkts = mrc_path_tx_lost(&p->tx);
-			   __entry->late_pkts = p->tx.late_acks;
-			   __entry->rto_fired = p->tx.rto_fired;
-			   __entry->qpn = xp->qp->ibqp.qp_num;
-			   __entry->srtt_us = mrc_trace_us(p->tx.srtt_ns);
-			   __entry->min_rtt_us = mrc_trace_us(p->tx.min_rtt_ns);
-			   __entry->rto_us = mrc_trace_us(p->tx.rto_ns);
-			   __entry->cwnd = p->cc.cwnd;
-			   __entry->inflight = p->tx.inflight_bytes;
-			   __entry->conn_cwnd = xp->conn.cc.cwnd;
-			   __entry->ce = p->ce_seen;
-			   __entry->rate_hint = ack->rate_hint;
-			   __entry->moves = (u32)(p->reentropies + p->repaths);
-			   __entry->loss_pm = (u16)p->cc.loss_pm;
-			   __entry->mark_pm = (u16)p->cc.mark_pm;
-			   __entry->sport = p->sport;
-			   __entry->path = ack->path_id;
-			   __entry->state = p->state;),
-	    TP_printk("%s qpn=%u path=%u sport=%u state=%u srtt_us=%u cwnd=%u inflight=%u conn_cwnd=%u tx_pkts=%llu lost=%llu late=%llu rto=%llu ce=%u hint=%u",
-		      __entry->dev, __entry->qpn, __entry->path,
-		      __entry->sport, __entry->state, __entry->srtt_us,
-		      __entry->cwnd, __entry->inflight, __entry->conn_cwnd,
-		      __entry->tx_pkts,
-		      __entry->lost_pkts, __entry->late_pkts,
-		      __entry->rto_fired, __entry->ce,
-		      __entry->rate_hint)
+				   strscpy(__entry->dev, dev_name(&xp->qp->ibqp.device->dev),
+					   MRC_TP_DEV_LEN);
+				   __entry->tx_pkts = p->tx.sent_pkts;
+				   __entry->acked_pkts = p->tx.acked_pkts;
+				   __entry->lost_pkts = mrc_path_tx_lost(&p->tx);
+				   __entry->late_pkts = p->tx.late_acks;
+				   __entry->rto_fired = p->tx.rto_fired;
+				   __entry->qpn = xp->qp->ibqp.qp_num;
+				   __entry->srtt_us = mrc_trace_us(p->tx.srtt_ns);
+				   __entry->min_rtt_us = mrc_trace_us(p->tx.min_rtt_ns);
+				   __entry->rto_us = mrc_trace_us(p->tx.rto_ns);
+				   __entry->cwnd = p->cc.cwnd;
+				   __entry->inflight = p->tx.inflight_bytes;
+				   __entry->conn_cwnd = xp->conn.cc.cwnd;
+				   __entry->ce = p->ce_seen;
+				   __entry->rate_hint = rate_hint;
+				   __entry->moves = (u32)(p->reentropies + p->repaths);
+				   __entry->loss_pm = (u16)p->cc.loss_pm;
+				   __entry->mark_pm = (u16)p->cc.mark_pm;
+				   __entry->sport = p->sport;
+				   __entry->path = path;
+				   __entry->state = p->state;
+				   __entry->was_state = was_state;
+				   __entry->fail_why = p->fail_why;
+				   __entry->was_sport = was_sport;),
+		    TP_printk("%s qpn=%u path=%u sport=%u state=%u was=%u/%u why=%u srtt_us=%u cwnd=%u inflight=%u conn_cwnd=%u tx_pkts=%llu lost=%llu late=%llu rto=%llu ce=%u hint=%u",
+			      __entry->dev, __entry->qpn, __entry->path,
+			      __entry->sport, __entry->state, __entry->was_state,
+			      __entry->was_sport, __entry->fail_why, __entry->srtt_us,
+			      __entry->cwnd, __entry->inflight, __entry->conn_cwnd,
+			      __entry->tx_pkts, __entry->lost_pkts, __entry->late_pkts,
+			      __entry->rto_fired, __entry->ce, __entry->rate_hint)
+);
+
+DEFINE_EVENT(mrc_path_class, mrc_path_ack,
+	     TP_PROTO(const struct mrc_xp *xp, u32 path, u32 rate_hint,
+		      u8 was_state, u16 was_sport),
+	     TP_ARGS(xp, path, rate_hint, was_state, was_sport)
+);
+
+DEFINE_EVENT(mrc_path_class, mrc_path_state,
+	     TP_PROTO(const struct mrc_xp *xp, u32 path, u32 rate_hint,
+		      u8 was_state, u16 was_sport),
+	     TP_ARGS(xp, path, rate_hint, was_state, was_sport)
 );
 
 #endif /* MRC_TRACE_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * The fields of the metaroce:mrc_path_ack tracepoint, written once.
+ * The fields of the metaroce:mrc_path_ack and mrc_path_state tracepoints
+ * (one event class), written once.
  *
- * trace.h builds the event from this list, and the BPF telemetry program
+ * trace.h builds the events from this list, and the BPF telemetry program
  * (bpf/path_telemetry.bpf.c) builds its view of the raw record from it, so
  * the two layouts cannot drift apart. The includer defines
  * __field(type, name) and __array(type, name, len) before expanding it.
@@ -20,7 +21,7 @@
  */
 #define MRC_TP_LIST(...)	__VA_ARGS__
 
-#define MRC_TP_PATH_ACK_FIELDS MRC_TP_LIST(			\
+#define MRC_TP_PATH_FIELDS MRC_TP_LIST(			\
 	__array(char, dev, MRC_TP_DEV_LEN)			\
 	__field(u64, tx_pkts)	/* PSNs sent, resends included */ \
 	__field(u64, acked_pkts)				\
@@ -42,6 +43,9 @@
 	__field(u16, sport)					\
 	__field(u8, path)					\
 	__field(u8, state)	/* enum mrc_path_state */	\
+	__field(u8, was_state)	/* before the change; ACK: state */ \
+	__field(u8, fail_why)	/* enum mrc_path_fail, the last */ \
+	__field(u16, was_sport)	/* before the change; ACK: sport */ \
 )
 
 #endif /* MRC_TRACE_FIELDS_H */

@@ -567,16 +567,19 @@ MODULE_PARM_DESC(ack_tx_budget,
 void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		   struct sk_buff_head *out)
 {
-	u64 fails = xp->conn.stats.path_fails;
-	u64 moves = xp->conn.stats.path_moves;
+	struct mrc_xp_paths_was was;
 	struct mrc_ack_info ack;
+	const struct mrc_path *p;
 
 	mrc_stat_inc(to_mrc_dev(xp->qp->ibqp.device), MRC_STAT_ACKS_RECEIVED);
 	mrc_conn_ack_from_pkt(pkt, &ack);
+	mrc_xp_paths_note(xp, &was);
 	if (!mrc_conn_on_ack(&xp->conn, now, &ack))
 		return;
-	mrc_xp_count_paths(xp, fails, moves);
-	trace_mrc_path_ack(xp, &ack);
+	mrc_xp_count_paths(xp, &was);
+	/* accepted: path_id is one of ours */
+	p = &xp->conn.path[ack.path_id];
+	trace_mrc_path_ack(xp, ack.path_id, ack.rate_hint, p->state, p->sport);
 	/*
 	 * The windows may have opened: send a little right here, as TCP
 	 * does from its ACK processing; the work item takes over beyond

@@ -17,6 +17,7 @@
 #include "metaroce.h"
 #include "net.h"
 #include "stats.h"
+#include "trace.h"
 #include "txbuf.h"
 #include "xport.h"
 
@@ -179,12 +180,38 @@ struct sk_buff *mrc_xp_alloc_skb(struct mrc_xp *xp, u32 len)
 }
 
 /* The sender's port and class ride in the control block until the send. */
-void mrc_xp_count_paths(struct mrc_xp *xp, u64 fails, u64 moves)
+void mrc_xp_paths_note(const struct mrc_xp *xp, struct mrc_xp_paths_was *was)
 {
+	u32 i;
+
+	was->fails = xp->conn.stats.path_fails;
+	was->moves = xp->conn.stats.path_moves;
+	was->traced = trace_mrc_path_state_enabled();
+	if (!was->traced)
+		return;
+	for (i = 0; i < xp->conn.cfg.npaths; i++) {
+		was->state[i] = xp->conn.path[i].state;
+		was->sport[i] = xp->conn.path[i].sport;
+	}
+}
+
+void mrc_xp_count_paths(struct mrc_xp *xp, const struct mrc_xp_paths_was *was)
+{
+	u32 i;
+
 	mrc_stat_add(xp->dev, MRC_STAT_PATH_FAILS,
-		     xp->conn.stats.path_fails - fails);
+		     xp->conn.stats.path_fails - was->fails);
 	mrc_stat_add(xp->dev, MRC_STAT_PATH_MOVES,
-		     xp->conn.stats.path_moves - moves);
+		     xp->conn.stats.path_moves - was->moves);
+	if (!was->traced)
+		return;
+	for (i = 0; i < xp->conn.cfg.npaths; i++) {
+		const struct mrc_path *p = &xp->conn.path[i];
+
+		if (p->state != was->state[i] || p->sport != was->sport[i])
+			trace_mrc_path_state(xp, i, 0, was->state[i],
+					     was->sport[i]);
+	}
 }
 
 void mrc_xp_set_route(struct sk_buff *skb, u32 sport, u32 dscp)
@@ -575,13 +602,13 @@ static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 		xp->timer_at = 0;
 	if (mrc_conn_deadline(&xp->conn) <= now) {
 		u64 expired = xp->conn.stats.holds_expired;
-		u64 fails = xp->conn.stats.path_fails;
-		u64 moves = xp->conn.stats.path_moves;
+		struct mrc_xp_paths_was was;
 
+		mrc_xp_paths_note(xp, &was);
 		mrc_conn_on_timer(&xp->conn, now);
 		if (xp->conn.stats.holds_expired != expired)
 			mrc_stat_inc(xp->dev, MRC_STAT_ACK_HOLDS_EXPIRED);
-		mrc_xp_count_paths(xp, fails, moves);
+		mrc_xp_count_paths(xp, &was);
 	}
 	mrc_tx_run(xp, now, budget, &out);
 	if (mrc_rx_complete(xp))	/* responses, answered requests */

@@ -170,10 +170,21 @@ struct mrc_xp {
 };
 
 /*
- * The device counts what its connections' paths did ([PATH-5], [PATH-7],
- * [PATH-10]) during a core call that began with these totals.
+ * Where the paths stood before a core call ([PATH-5], [PATH-7],
+ * [PATH-10]): afterwards the device counts their failures and moves, and
+ * the metaroce:mrc_path_state tracepoint reports each path that changed.
+ * The states are taken only while that tracepoint is on.
  */
-void mrc_xp_count_paths(struct mrc_xp *xp, u64 fails, u64 moves);
+struct mrc_xp_paths_was {
+	u64 fails;
+	u64 moves;
+	bool traced;
+	u8 state[MRC_MAX_PATHS];
+	u16 sport[MRC_MAX_PATHS];
+};
+
+void mrc_xp_paths_note(const struct mrc_xp *xp, struct mrc_xp_paths_was *was);
+void mrc_xp_count_paths(struct mrc_xp *xp, const struct mrc_xp_paths_was *was);
 
 /*
  * qp->xport is a different object for each QP type (ud.c keeps its own

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "figures.h"
+
+#include <ctime>
+
+namespace mrc_telem {
+namespace {
+
+uint64_t clock_ns(clockid_t clk) {
+  timespec ts;
+  clock_gettime(clk, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+double age(uint64_t now, uint64_t at) {
+  if (!at) return -1;
+  return now > at ? double(now - at) / 1e9 : 0.0;
+}
+
+}  // namespace
+
+const char *state_name(unsigned s) {
+  switch (s) {
+    case 0: return "probing";
+    case 1: return "active";
+    case 2: return "congested";
+    case 3: return "failed";
+    default: return "unknown";
+  }
+}
+
+const char *fail_name(unsigned why) {
+  switch (why) {
+    case 0: return "none";
+    case 1: return "rto";
+    case 2: return "probe";
+    case 3: return "silent";
+    default: return "unknown";
+  }
+}
+
+uint64_t mono_ns() { return clock_ns(CLOCK_MONOTONIC); }
+uint64_t real_ns() { return clock_ns(CLOCK_REALTIME); }
+
+std::vector<PathFig> Rates::sample(const std::vector<PathRow> &rows, uint64_t now_ns) {
+  std::vector<PathFig> out;
+  decltype(prev_) next;
+  for (const PathRow &r : rows) {
+    PathFig f;
+    f.row = r;
+    const mrc_telem_val &v = r.val;
+    f.age_s = age(now_ns, v.ts_ns);
+    f.ack_age_s = age(now_ns, v.ack_ns);
+    f.change_age_s = age(now_ns, v.change_ns);
+    auto k = std::make_tuple(r.dev, r.qpn, r.path);
+    const Prev cur{now_ns, v.rec.tx_pkts, v.rec.acked_pkts, v.rec.lost_pkts};
+    auto it = prev_.find(k);
+    // a counter that went back is a new QP of the same number: no rate
+    if (it != prev_.end() && now_ns > it->second.at_ns && cur.tx >= it->second.tx &&
+        cur.acked >= it->second.acked && cur.lost >= it->second.lost) {
+      const double dt = double(now_ns - it->second.at_ns) / 1e9;
+      f.rates = true;
+      f.tx_pps = double(cur.tx - it->second.tx) / dt;
+      f.acked_pps = double(cur.acked - it->second.acked) / dt;
+      f.lost_pps = double(cur.lost - it->second.lost) / dt;
+    }
+    next[k] = cur;
+    out.push_back(f);
+  }
+  prev_ = std::move(next);
+  return out;
+}
+
+bool visible(const PathFig &f, double stale_s) {
+  const unsigned s = f.row.val.rec.state;
+  return f.age_s <= stale_s || s == 0 /* probing */ || s == 3 /* failed */;
+}
+
+std::vector<ConnFig> by_connection(const std::vector<PathFig> &paths) {
+  std::vector<ConnFig> conns;
+  for (const PathFig &f : paths) {  // sorted by device, QP, path
+    if (conns.empty() || conns.back().dev != f.row.dev || conns.back().qpn != f.row.qpn) {
+      conns.emplace_back();
+      conns.back().dev = f.row.dev;
+      conns.back().qpn = f.row.qpn;
+    }
+    ConnFig &c = conns.back();
+    const mrc_path_rec &p = f.row.val.rec;
+    c.paths++;
+    if (p.state < 4) c.by_state[p.state]++;
+    // each record carries the connection's window: the newest is right
+    if (f.row.val.ts_ns >= c.newest_ns) {
+      c.newest_ns = f.row.val.ts_ns;
+      c.conn_cwnd = p.conn_cwnd;
+    }
+    c.tx_pkts += p.tx_pkts;
+    c.acked_pkts += p.acked_pkts;
+    c.lost_pkts += p.lost_pkts;
+    c.tx_pps += f.tx_pps;
+    c.acked_pps += f.acked_pps;
+    c.lost_pps += f.lost_pps;
+    c.path.push_back(f);
+  }
+  return conns;
+}
+
+}  // namespace mrc_telem

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// What the tools show of the map: per path its record plus ages and
+// rates between two samples, per connection a summary; and the renderings
+// of it (metaroce-top --json, metaroce-exporter's Prometheus text).
+#ifndef MRC_FIGURES_H
+#define MRC_FIGURES_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "telemetry.h"
+
+namespace mrc_telem {
+
+struct PathFig {
+  PathRow row;
+  double age_s = 0;         // since the newest record (ACK or change)
+  double ack_age_s = -1;    // since the newest ACK; -1: none seen
+  double change_age_s = -1; // since the newest state change; -1: none seen
+  bool rates = false;       // false: first sample, no rates yet
+  double tx_pps = 0, acked_pps = 0, lost_pps = 0;
+};
+
+struct ConnFig {
+  std::string dev;
+  uint32_t qpn = 0;
+  uint32_t conn_cwnd = 0;
+  uint64_t newest_ns = 0;  // the newest record of its paths
+  unsigned paths = 0;
+  unsigned by_state[4] = {};  // probing, active, congested, failed
+  uint64_t tx_pkts = 0, acked_pkts = 0, lost_pkts = 0;
+  double tx_pps = 0, acked_pps = 0, lost_pps = 0;
+  std::vector<PathFig> path;
+};
+
+// Turns successive map readings into figures; rates over the time since
+// the previous reading of the same path.
+class Rates {
+ public:
+  std::vector<PathFig> sample(const std::vector<PathRow> &rows, uint64_t now_ns);
+
+ private:
+  struct Prev {
+    uint64_t at_ns, tx, acked, lost;
+  };
+  std::map<std::tuple<std::string, uint32_t, uint32_t>, Prev> prev_;
+};
+
+// A path is current if it spoke within @stale_s; one whose newest state
+// is probing or failed stays visible whatever its age: it gets no ACKs.
+bool visible(const PathFig &f, double stale_s);
+
+std::vector<ConnFig> by_connection(const std::vector<PathFig> &paths);
+
+// metaroce-top --json: one document.
+std::string to_json(const std::vector<ConnFig> &conns, uint64_t real_ns, uint64_t events_lost);
+
+// One device's counters, name to value, from sysfs hw_counters.
+struct DevCounters {
+  std::string dev;
+  std::vector<std::pair<std::string, uint64_t>> counters;
+};
+
+// The metaroce devices under @sysfs_ib (/sys/class/infiniband).
+std::vector<DevCounters> read_dev_counters(const std::string &sysfs_ib);
+
+// metaroce-exporter: the text exposition format, version 0.0.4.
+std::string to_prom(const std::vector<ConnFig> &conns, const std::vector<DevCounters> &devs,
+                    uint64_t events_lost);
+
+}  // namespace mrc_telem
+
+#endif  // MRC_FIGURES_H

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// metaroce-top --json. Names are fixed identifiers and the device name is
+// escaped, so the document is valid whatever a device is called.
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "figures.h"
+
+namespace mrc_telem {
+namespace {
+
+class Out {
+ public:
+  std::string s;
+  void raw(const char *t) { s += t; }
+  void key(const char *k) {
+    comma();
+    s += '"';
+    s += k;
+    s += "\":";
+  }
+  void str(const char *k, const std::string &v) {
+    key(k);
+    s += '"';
+    for (unsigned char ch : v) {
+      if (ch == '"' || ch == '\\') {
+        s += '\\';
+        s += char(ch);
+      } else if (ch < 0x20 || ch >= 0x7f) {
+        char b[8];
+        std::snprintf(b, sizeof(b), "\\u%04x", ch);
+        s += b;
+      } else {
+        s += char(ch);
+      }
+    }
+    s += '"';
+  }
+  void u(const char *k, uint64_t v) {
+    key(k);
+    s += std::to_string(v);
+  }
+  void d(const char *k, double v) {
+    key(k);
+    char b[32];
+    std::snprintf(b, sizeof(b), "%.6g", v);
+    s += b;
+  }
+  void open(const char *k, char br) {
+    if (k) key(k); else comma();
+    s += br;
+    first_ = true;
+  }
+  void close(char br) {
+    s += br;
+    first_ = false;
+  }
+
+ private:
+  bool first_ = true;
+  void comma() {
+    if (!first_) s += ',';
+    first_ = false;
+  }
+};
+
+void path_json(Out &o, const PathFig &f) {
+  const mrc_path_rec &p = f.row.val.rec;
+  o.open(nullptr, '{');
+  o.u("path", f.row.path);
+  o.str("state", state_name(p.state));
+  o.d("age_s", f.age_s);
+  o.d("ack_age_s", f.ack_age_s);
+  o.d("change_age_s", f.change_age_s);
+  o.u("changes", f.row.val.changes);
+  o.str("fail_why", fail_name(p.fail_why));
+  o.u("sport", p.sport);
+  o.u("srtt_us", p.srtt_us);
+  o.u("min_rtt_us", p.min_rtt_us);
+  o.u("rto_us", p.rto_us);
+  o.u("cwnd", p.cwnd);
+  o.u("inflight", p.inflight);
+  o.u("tx_pkts", p.tx_pkts);
+  o.u("acked_pkts", p.acked_pkts);
+  o.u("lost_pkts", p.lost_pkts);
+  o.u("late_pkts", p.late_pkts);
+  o.u("rto_fired", p.rto_fired);
+  o.u("ce", p.ce);
+  o.u("moves", p.moves);
+  o.u("rate_hint_mbps", p.rate_hint);
+  o.d("loss_frac", p.loss_pm / 1000.0);
+  o.d("mark_frac", p.mark_pm / 1000.0);
+  if (f.rates) {
+    o.d("tx_pps", f.tx_pps);
+    o.d("acked_pps", f.acked_pps);
+    o.d("lost_pps", f.lost_pps);
+  }
+  o.close('}');
+}
+
+}  // namespace
+
+std::string to_json(const std::vector<ConnFig> &conns, uint64_t real_ns, uint64_t events_lost) {
+  Out o;
+  o.open(nullptr, '{');
+  o.u("time_us", real_ns / 1000);
+  o.u("events_lost", events_lost);
+  o.open("connections", '[');
+  for (const ConnFig &c : conns) {
+    o.open(nullptr, '{');
+    o.str("dev", c.dev);
+    o.u("qpn", c.qpn);
+    o.u("conn_cwnd", c.conn_cwnd);
+    o.u("paths", c.paths);
+    for (unsigned s = 0; s < 4; s++) {
+      std::string k = std::string("paths_") + state_name(s);
+      o.u(k.c_str(), c.by_state[s]);
+    }
+    o.u("tx_pkts", c.tx_pkts);
+    o.u("acked_pkts", c.acked_pkts);
+    o.u("lost_pkts", c.lost_pkts);
+    o.d("tx_pps", c.tx_pps);
+    o.d("acked_pps", c.acked_pps);
+    o.d("lost_pps", c.lost_pps);
+    o.open("path", '[');
+    for (const PathFig &f : c.path) path_json(o, f);
+    o.close(']');
+    o.close('}');
+  }
+  o.close(']');
+  o.close('}');
+  o.s += '\n';
+  return o.s;
+}
+
+}  // namespace mrc_telem

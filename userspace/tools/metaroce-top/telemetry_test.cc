@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The telemetry tools' figures and renderings, without BPF: rates between
+// samples, which paths show, the JSON document (parsed by python3) and
+// the Prometheus page (checked by promtool from Debian's prometheus).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "figures.h"
+
+using namespace mrc_telem;
+
+namespace {
+
+PathRow row(const char *dev, uint32_t qpn, uint32_t path, uint8_t state, uint64_t tx,
+            uint64_t ts_ns) {
+  PathRow r;
+  r.dev = dev;
+  r.qpn = qpn;
+  r.path = path;
+  std::memcpy(r.val.rec.dev, dev, std::min(std::strlen(dev), sizeof(r.val.rec.dev)));
+  r.val.rec.qpn = qpn;
+  r.val.rec.path = uint8_t(path);
+  r.val.rec.state = state;
+  r.val.rec.tx_pkts = tx;
+  r.val.rec.acked_pkts = tx / 2;
+  r.val.rec.lost_pkts = tx / 10;
+  r.val.rec.srtt_us = 120;
+  r.val.rec.cwnd = 30000;
+  r.val.rec.conn_cwnd = 60000;
+  r.val.rec.loss_pm = 25;
+  r.val.rec.mark_pm = 500;
+  r.val.rec.sport = uint16_t(50000 + path);
+  r.val.ts_ns = ts_ns;
+  r.val.ack_ns = ts_ns;
+  r.val.acks = 3;
+  return r;
+}
+
+const uint64_t kSec = 1000000000ull;
+
+// Runs @cmd with @input on its stdin; its exit status, its output in @out.
+int run(const std::string &cmd, const std::string &input, std::string *out) {
+  char in_path[] = "/tmp/mrc-telem-in-XXXXXX";
+  const int fd = mkstemp(in_path);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(write(fd, input.data(), input.size()), ssize_t(input.size()));
+  close(fd);
+  std::string full = cmd + " < " + in_path + " 2>&1";
+  FILE *p = popen(full.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  out->clear();
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out->append(buf, n);
+  const int st = pclose(p);
+  unlink(in_path);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+}  // namespace
+
+TEST(TelemFigures, RatesBetweenSamples) {
+  Rates r;
+  auto first = r.sample({row("mrc0", 17, 0, 1, 1000, 5 * kSec)}, 6 * kSec);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_FALSE(first[0].rates);
+  EXPECT_DOUBLE_EQ(first[0].age_s, 1.0);
+  auto second = r.sample({row("mrc0", 17, 0, 1, 3000, 7 * kSec)}, 8 * kSec);
+  ASSERT_TRUE(second[0].rates);
+  EXPECT_DOUBLE_EQ(second[0].tx_pps, 1000.0);
+  EXPECT_DOUBLE_EQ(second[0].acked_pps, 500.0);
+  EXPECT_DOUBLE_EQ(second[0].lost_pps, 100.0);
+  // a counter going back is a new QP with the same number: no rate
+  auto third = r.sample({row("mrc0", 17, 0, 1, 10, 9 * kSec)}, 10 * kSec);
+  EXPECT_FALSE(third[0].rates);
+}
+
+// A failed or probing path gets no ACKs: it must not drop out of the view
+// with age, while a quiet active path does.
+TEST(TelemFigures, FailedAndProbingPathsStayVisible) {
+  Rates r;
+  auto f = r.sample({row("mrc0", 17, 0, 1, 10, 1 * kSec), row("mrc0", 17, 1, 3, 10, 1 * kSec),
+                     row("mrc0", 17, 2, 0, 10, 1 * kSec), row("mrc0", 17, 3, 2, 10, 1 * kSec)},
+                    100 * kSec);
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_FALSE(visible(f[0], 10));  // active, quiet for 99 s
+  EXPECT_TRUE(visible(f[1], 10));   // failed
+  EXPECT_TRUE(visible(f[2], 10));   // probing
+  EXPECT_FALSE(visible(f[3], 10));  // congested, quiet
+  EXPECT_TRUE(visible(f[0], 100));
+}
+
+TEST(TelemFigures, ConnectionSummary) {
+  Rates r;
+  auto paths = r.sample({row("mrc0", 17, 0, 1, 100, kSec), row("mrc0", 17, 1, 3, 50, kSec),
+                         row("mrc0", 18, 0, 0, 7, kSec), row("mrc1", 17, 0, 1, 1, kSec)},
+                        2 * kSec);
+  auto conns = by_connection(paths);
+  ASSERT_EQ(conns.size(), 3u);
+  EXPECT_EQ(conns[0].paths, 2u);
+  EXPECT_EQ(conns[0].tx_pkts, 150u);
+  EXPECT_EQ(conns[0].by_state[1], 1u);
+  EXPECT_EQ(conns[0].by_state[3], 1u);
+  EXPECT_EQ(conns[0].conn_cwnd, 60000u);
+  EXPECT_EQ(conns[1].qpn, 18u);
+  EXPECT_EQ(conns[2].dev, "mrc1");
+}
+
+TEST(TelemRender, JsonParses) {
+  Rates r;
+  r.sample({row("mrc0", 17, 0, 1, 100, kSec)}, 2 * kSec);
+  auto paths = r.sample({row("mrc0", 17, 0, 1, 300, 2 * kSec), row("mrc0", 17, 1, 3, 50, kSec),
+                         row("we\"ird\\", 3, 0, 1, 1, kSec)},
+                        3 * kSec);
+  const std::string doc = to_json(by_connection(paths), 1234567890123ull, 2);
+  std::string out;
+  const int rc = run(
+      "python3 -c 'import json,sys; d=json.load(sys.stdin); c=d[\"connections\"];"
+      "print(len(c), c[0][\"dev\"], c[0][\"qpn\"], c[0][\"path\"][1][\"state\"],"
+      "c[0][\"path\"][0][\"tx_pps\"], c[0][\"path\"][0][\"mark_frac\"], d[\"events_lost\"],"
+      "c[1][\"dev\"], \"tx_pps\" in c[0][\"path\"][1])'",
+      doc, &out);
+  ASSERT_EQ(rc, 0) << out << doc;
+  EXPECT_EQ(out, "2 mrc0 17 failed 200 0.5 2 we\"ird\\ False\n") << doc;
+  EXPECT_NE(doc.find("we\\\"ird\\\\"), std::string::npos) << doc;
+}
+
+TEST(TelemRender, PromtoolAcceptsThePage) {
+  // a fake /sys/class/infiniband: one metaroce device, one other
+  char dir[] = "/tmp/mrc-telem-sysfs-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string d = dir;
+  ASSERT_EQ(system(("mkdir -p " + d + "/mrc0/ports/1/hw_counters " + d +
+                    "/mlx5_0/ports/1/hw_counters && echo metaroce > " + d +
+                    "/mrc0/node_desc && echo other > " + d + "/mlx5_0/node_desc && echo 42 > " +
+                    d + "/mrc0/ports/1/hw_counters/tx_packets && echo 7 > " + d +
+                    "/mrc0/ports/1/hw_counters/path_fails && echo 10 > " + d +
+                    "/mrc0/ports/1/hw_counters/lifespan && echo 9 > " + d +
+                    "/mlx5_0/ports/1/hw_counters/tx_packets")
+                       .c_str()),
+            0);
+  auto devs = read_dev_counters(d);
+  ASSERT_EQ(devs.size(), 1u);
+  EXPECT_EQ(devs[0].dev, "mrc0");
+  ASSERT_EQ(devs[0].counters.size(), 2u);  // lifespan is a setting, not a counter
+
+  Rates r;
+  auto paths = r.sample({row("mrc0", 17, 0, 1, 300, 2 * kSec), row("mrc0", 17, 1, 3, 50, kSec)},
+                        3 * kSec);
+  const std::string page = to_prom(by_connection(paths), devs, 0);
+  EXPECT_NE(page.find("metaroce_path_state{dev=\"mrc0\",qpn=\"17\",path=\"1\",state=\"failed\"} 1\n"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("metaroce_path_sent_packets_total{dev=\"mrc0\",qpn=\"17\",path=\"0\"} 300\n"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("metaroce_path_mark_ratio{dev=\"mrc0\",qpn=\"17\",path=\"0\"} 0.5\n"),
+            std::string::npos);
+  EXPECT_NE(page.find("metaroce_device_tx_packets_total{dev=\"mrc0\"} 42\n"), std::string::npos);
+  EXPECT_NE(page.find("metaroce_device_path_fails_total{dev=\"mrc0\"} 7\n"), std::string::npos);
+  EXPECT_EQ(page.find("mlx5_0"), std::string::npos);
+  std::string out;
+  EXPECT_EQ(run("promtool check metrics", page, &out), 0) << out << page;
+  EXPECT_EQ(out.find("lint"), std::string::npos) << out;
+  system(("rm -rf " + d).c_str());
+}
