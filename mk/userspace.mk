@@ -39,6 +39,9 @@ test-unit: userspace userspace-san
 		$(US_BUILD) >> $(RESULTS)/unit.results || true
 	@$(TOP)/userspace/provider/tests/run-ctest unit-san $(UNIT_LOGS)/provider-san.log \
 		$(US_BUILD_SAN) >> $(RESULTS)/unit.results || true
+	@echo "test-unit: telemetry_tests (metaroce-top --json, metaroce-exporter's page, promtool)"
+	@$(US_TESTS)/run-gtest telemetry $(UNIT_LOGS)/telemetry_tests.log \
+		$(US_BUILD)/tools/metaroce-top/telemetry_tests >> $(RESULTS)/unit.results || true
 	@echo "test-unit: the Wireshark dissector (golden captures, fuzzed datagrams)"
 	@$(TOP)/userspace/tools/wireshark/test-dissector $(US_BUILD) $(UNIT_LOGS) \
 		>> $(RESULTS)/unit.results || true
