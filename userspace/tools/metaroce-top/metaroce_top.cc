@@ -14,7 +14,8 @@
 // -t names the trace system (default metaroce), for a renamed test build
 // of the module whose events live elsewhere.
 //
-// --json: one-shot; reads the map, again after -i seconds, prints one JSON
+// --json: one-shot; reads the map after -i seconds, again after another -i
+// seconds (the program hears of a path only from its next record), prints one JSON
 // document (per connection a summary and its paths: state, ports, RTTs,
 // windows, counters, loss and mark fractions, packet rates over the
 // interval) and exits. See README.md, "Telemetry".
@@ -156,6 +157,8 @@ int main(int argc, char **argv) {
 
   Rates rates;
   if (json) {
+    // the map starts empty: one interval to hear from the paths, one for rates
+    wait_interval(interval);
     rates.sample(s.paths(), mono_ns());
     wait_interval(interval);
     const auto paths = rates.sample(s.paths(), mono_ns());
