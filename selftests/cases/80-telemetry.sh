@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
-# Per-path telemetry: metaroce-top (BPF on the metaroce:mrc_path_ack
-# tracepoint) runs in guest a while ibv_rc_pingpong moves 64 KiB messages
-# over mrc0; its table must show the client's QP with at least one path
-# that sent packets (TX_PKTS > 0) and has an RTT estimate (SRTT_US > 0).
+# Per-path telemetry: metaroce-top (BPF on the metaroce:mrc_path_ack and
+# mrc_path_state tracepoints) runs in guest a while ibv_rc_pingpong moves
+# 64 KiB messages over mrc0; its table must show the client's QP with at
+# least one path that sent packets (TX_PKTS > 0) and has an RTT estimate
+# (SRTT_US > 0).
+#
+# Then metaroce-exporter serves in guest a while mrc_verbs_check streams
+# verified WRITEs to b: scraped with curl, its page passes promtool (on the
+# host), and
+# the client QP's per-path packet counters and the device counters move
+# and agree (sent <= tx_packets of the device, acked <= sent, acked paths
+# > 0); metaroce-top --json shows the QP. The fault layer then drops every
+# packet a sends on path 1's port: the path fails, and metaroce-top prints
+# the state change (event ... -> failed) while the transfer completes.
 set -euo pipefail
 # shellcheck source=lib/link.bash
 . "$(dirname "$0")/lib/link.bash"
 
 PORT=18780
+VPORT=18781
 TOPTOOL=$TOP/build/userspace/tools/metaroce-top/metaroce-top
+EXPORTER=$TOP/build/userspace/tools/metaroce-top/metaroce-exporter
+VTOOL=$TOP/build/userspace/tools/mrc_verbs_check
+XLOG=/tmp/80-telemetry.exporter	# in guest a
+VLOG=/tmp/80-telemetry.verbs	# in both guests
+STOP=/tmp/80-telemetry.stop	# in guest a
+SCRAPE=/tmp/80-telemetry.scrape	# in guest a
+FAULT=/sys/kernel/debug/metaroce/mrc0/fault
 TLOG=/tmp/80-telemetry.top	# in guest a: metaroce-top's output
 SLOG=/tmp/80-telemetry.server	# in guest b
 
@@ -22,19 +40,23 @@ top_start() {
 	[ -x "$TOPTOOL" ] || fail "no $TOPTOOL (make userspace needs clang, bpftool, libbpf)"
 	rm -f "$TLOG" "$TLOG.pid"
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	setsid bash -c 'echo $$ > "$0.pid"; exec timeout 120 "$1" -i 1 -s 120 > "$0" 2>&1' \
+	setsid bash -c 'echo $$ > "$0.pid"; exec timeout 600 "$1" -i 1 -s 120 > "$0" 2>&1' \
 		"$TLOG" "$TOPTOOL" < /dev/null > /dev/null 2>&1 &
 	wait_until "metaroce-top attached" grep -qs "attached to" "$TLOG"
 }
 
 tables_more_than() { [ "$(grep -c "path(s)" "$TLOG" || true)" -gt "$1" ]; }
 
-top_stop() {
-	local pid n
-	pid=$(cat "$TLOG.pid")
-	# a complete table after the traffic, then stop it
+# a complete table after the traffic
+top_wait() {
+	local n
 	n=$(grep -c "path(s)" "$TLOG" || true)
 	wait_until "another metaroce-top table" tables_more_than "$((n + 1))"
+}
+
+top_stop() {
+	local pid
+	pid=$(cat "$TLOG.pid")
 	kill "$pid" 2>/dev/null || true
 	wait_until "metaroce-top gone" test ! -e "/proc/$pid"
 }
@@ -44,7 +66,7 @@ top_check() {
 	local qpn=$1
 	echo "  a: metaroce-top, last table:"
 	awk '/^DEV /{ t = "" } { t = t "    " $0 "\n" } END { printf "%s", t }' "$TLOG"
-	awk -v q="$qpn" '$1 == "mrc0" && $2 == q && $10 > 0 && $6 > 0 { f = 1 } END { exit !f }' \
+	awk -v q="$qpn" '$1 == "mrc0" && $2 == q && $11 > 0 && $7 > 0 { f = 1 } END { exit !f }' \
 		"$TLOG" || fail "no path of mrc0 QP $qpn with tx_pkts > 0 and srtt > 0"
 }
 
@@ -69,6 +91,127 @@ client() {
 	echo $((16#$qpn))
 }
 
+# ------------------------------------------- exporter, --json, a failed path
+exporter_start() {
+	[ -x "$EXPORTER" ] || fail "no $EXPORTER"
+	rm -f "$STOP" "$XLOG" "$XLOG.pid"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	setsid bash -c 'echo $$ > "$0.pid"; exec timeout 300 "$1" --listen 127.0.0.1:9966 > "$0" 2>&1' \
+		"$XLOG" "$EXPORTER" < /dev/null > /dev/null 2>&1 &
+	wait_until "exporter serving" grep -qs "serving" "$XLOG"
+}
+
+exporter_stop() {
+	local pid
+	pid=$(cat "$XLOG.pid")
+	kill "$pid" 2>/dev/null || true
+	wait_until "exporter gone" test ! -e "/proc/$pid"
+}
+
+vserver() {
+	bg_run "$VLOG" 300 "$VTOOL" -d mrc0 -g 1 -p "$VPORT" -w 0
+	wait_until "verbs server listening on $VPORT" tcp_listening "$VPORT"
+}
+
+vclient() {
+	bg_run "$VLOG" 300 "$VTOOL" -d mrc0 -g 1 -p "$VPORT" -w 0 -V -T "$STOP" 10.0.0.2
+}
+
+# the verbs client's RC QP: driver attribute NAME of restrack, or its QPN
+qp_attr() {
+	rdma resource show qp link mrc0/1 -dd | awk -v n="$1" '
+		/comm mrc_verbs_check/ && /type RC/ {
+			on = 1
+			for (i = 1; i < NF; i++) if ($i == "lqpn" && n == "qpn") { print $(i + 1); exit }
+		}
+		on { for (i = 1; i < NF; i++) { k = $i; sub(/^drv_/, "", k); if (k == n) { print $(i + 1); exit } } }'
+}
+
+acked_beyond() { [ "$(qp_attr p0_acked)" -gt "$1" ] 2>/dev/null; }
+
+scrape() { hostrun curl -fsS --max-time 10 http://127.0.0.1:9966/metrics > "$SCRAPE.$1"; }
+
+# sample FILE METRIC LABELS: the value, or nothing
+sample() { awk -v m="$2{$3}" '$1 == m { print $2 }' "$1"; }
+
+# the sum of METRIC over the paths of QPN in FILE
+path_sum() {
+	awk -v m="$2" -v q="qpn=\"$3\"" 'index($1, m "{") == 1 && index($1, q) { s += $2 } END { printf "%.0f\n", s }' "$1"
+}
+
+# scrape_check QPN: two scrapes while data moves; both valid, counters move
+scrape_check() {
+	local qpn=$1 s0 s1 t0 t1 a1 d0 d1 acked
+	scrape 0 || fail "first scrape failed"
+	acked=$(qp_attr p0_acked)
+	wait_until "more data on path 0" acked_beyond "$((acked + 256))"
+	scrape 1 || fail "second scrape failed"
+	# exactly one state of path 0 is 1 (congested is normal in a slow bed)
+	[ "$(grep -c "^metaroce_path_state{dev=\"mrc0\",qpn=\"$qpn\",path=\"0\",state=\"[a-z]*\"} 1$" "$SCRAPE.1")" = 1 ] ||
+		fail "path 0 of QP $qpn is not in exactly one state in the page"
+	s0=$(path_sum "$SCRAPE.0" metaroce_path_sent_packets_total "$qpn")
+	s1=$(path_sum "$SCRAPE.1" metaroce_path_sent_packets_total "$qpn")
+	a1=$(path_sum "$SCRAPE.1" metaroce_path_acked_packets_total "$qpn")
+	t0=$(sample "$SCRAPE.0" metaroce_device_tx_packets_total 'dev="mrc0"')
+	t1=$(sample "$SCRAPE.1" metaroce_device_tx_packets_total 'dev="mrc0"')
+	d0=$(sample "$SCRAPE.0" metaroce_device_acks_received_total 'dev="mrc0"')
+	d1=$(sample "$SCRAPE.1" metaroce_device_acks_received_total 'dev="mrc0"')
+	echo "  a: QP $qpn paths sent $s0 -> $s1 (acked $a1); device tx_packets $t0 -> $t1, acks_received $d0 -> $d1"
+	[ -n "$t1" ] && [ -n "$d1" ] || fail "no device counters in the page"
+	[ "$s1" -gt "$s0" ] || fail "the paths' sent packets did not move"
+	[ "$t1" -gt "$t0" ] && [ "$d1" -gt "$d0" ] || fail "the device counters did not move"
+	# totals: the QP's paths since it began, the device's since it was added
+	[ "$s1" -le "$t1" ] || fail "the QP's paths sent more ($s1) than the device ($t1)"
+	[ "$a1" -le "$s1" ] && [ "$a1" -gt 0 ] || fail "acked $a1 against sent $s1"
+}
+
+json_has_qp() {
+	"$TOPTOOL" --json -i 1 > "$SCRAPE.json" 2>/dev/null &&
+		hostrun python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [c for c in d["connections"] if c["dev"] == "mrc0" and c["qpn"] == int(sys.argv[2])]
+ok = c and c[0]["tx_pkts"] > 0 and c[0]["path"][0]["state"] in ("active", "congested", "probing", "failed")
+sys.exit(0 if ok and c[0]["path"][0].get("tx_pps", 0) > 0 else 1)
+' "$SCRAPE.json" "$1"
+}
+
+path_failed_event() { grep -q "^event mrc0 qpn $1 path 1: .* -> failed" "$TLOG"; }
+
+# path 1 may move to a new port on its own ([PATH-10]): keep the fault
+# on its current one until metaroce-top reports the failure
+aim_and_check() {
+	local sport
+	sport=$(qp_attr p1_sport)
+	[ "${sport:-0}" -gt 0 ] || fail "no p1_sport"
+	[ "$(cat "$FAULT/port")" = "$sport" ] || echo "$sport" > "$FAULT/port"
+	path_failed_event "$1"
+}
+
+fail_path1() {
+	local qpn=$1
+	[ -d "$FAULT" ] || fail "no $FAULT"
+	echo 1000000 > "$FAULT/drop_ppm"
+	echo 2 > "$FAULT/mode"
+	wait_until "metaroce-top shows path 1 failing" aim_and_check "$qpn"
+	echo 0 > "$FAULT/mode"
+	echo 0 > "$FAULT/port"
+	echo "  a: dropped $(cat "$FAULT/dropped") packets of path 1; its events:"
+	awk -v q="$qpn" '$2 == "mrc0" && $4 == q && $6 == "1:" && /failed|probing/ { print "    " $0; if (++n == 4) exit }' "$TLOG"
+}
+
+vdone() {
+	touch "$STOP"
+	MRC_TIMEOUT=300 wait_until "verbs check finished" test -e "$VLOG.rc"
+	[ "$(cat "$VLOG.rc")" = 0 ] || fail "verbs check exit status $(cat "$VLOG.rc"): $(tail -5 "$VLOG")"
+	grep -q "all steps passed" "$VLOG" || fail "verbs check did not pass every step"
+}
+
+case_guest_cleanup() {
+	touch "$STOP"
+	if [ -e "$FAULT/mode" ]; then echo 0 > "$FAULT/mode"; fi
+}
+
 # ----------------------------------------------------------------- host side
 case_main "$@"
 for vm in a b; do
@@ -78,6 +221,23 @@ g a top_start
 g b server -s 65536 -n 50
 qpn=$(g a client -s 65536 -n 50)
 g b server_done
-g a top_stop
+g a top_wait
 g a top_check "$qpn"
+
+g a exporter_start
+g b vserver
+g a vclient
+g a wait_until "the verbs stream runs" acked_beyond 256
+vqpn=$(g a qp_attr qpn)
+echo "  a: verbs client QP $vqpn"
+g a scrape_check "$vqpn"
+# promtool (Go) is too slow under TCG: the page is checked on the host
+command -v promtool > /dev/null || fail "no promtool on the host (make deps: prometheus)"
+g a cat "$SCRAPE.1" | promtool check metrics || fail "promtool rejects the exporter's page"
+g a wait_until "metaroce-top --json shows QP $vqpn moving" json_has_qp "$vqpn"
+g a fail_path1 "$vqpn"
+g a vdone
+g b vdone
+g a exporter_stop
+g a top_stop
 echo "ok: 80-telemetry"
