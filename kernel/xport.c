@@ -12,6 +12,7 @@
 #include <linux/random.h>
 #include <net/ipv6.h>
 
+#include "ack.h"
 #include "fault.h"
 #include "linger.h"
 #include "metaroce.h"
@@ -592,7 +593,7 @@ static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 	mrc_tx_run(xp, now, budget, &out);
 	if (mrc_rx_complete(xp))	/* responses, answered requests */
 		mrc_tx_run(xp, now, budget, &out);
-	mrc_rx_acks(xp, now, &out);
+	mrc_ack_send(xp, now, &out);
 	mrc_xp_arm_timer(xp);
 unlock:
 	mrc_xp_unlock_xmit(xp, &out);
@@ -918,7 +919,7 @@ static void mrc_xp_send_posted(struct mrc_qp *qp)
 
 		mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, &out);
 		/* [REL-24] an answer held for this reply goes with it */
-		mrc_rx_acks(xp, now, &out);
+		mrc_ack_send(xp, now, &out);
 		mrc_xp_arm_timer(xp);
 	}
 	mrc_xp_unlock_xmit(xp, &out);
@@ -939,7 +940,7 @@ static void mrc_xp_destroy(struct mrc_qp *qp)
 	 */
 	if (xp->live) {
 		mrc_conn_ack_release(&xp->conn);
-		mrc_rx_acks(xp, ktime_get_ns(), &out);
+		mrc_ack_send(xp, ktime_get_ns(), &out);
 	}
 	/*
 	 * [REL-21] a healthy connection that received data answers on,
