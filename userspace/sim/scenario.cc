@@ -231,15 +231,13 @@ Result run_scenario(const Scenario &sc)
 	if (!fin && r.error.empty())
 		r.error = "time limit";
 	r.completed = fin && r.error.empty();
-	if (r.completed && r.sim_ns) {
-		double cap = net.bytes_per_ns() * f.planes * r.sim_ns;
-		double per_host = sc.traffic == "ring" ?
-			(double)sc.bytes * 2 * (n - 1) / n : (double)sc.bytes;
-
-		r.tput = per_host / cap;
-	}
 	if (!r.completed)
 		r.sim_ns = net.now();
+	// what a host took in per unit of its capacity: for a run cut short,
+	// what it got so far
+	if (r.sim_ns)
+		r.tput = (double)r.bytes_rx / n /
+			 (net.bytes_per_ns() * f.planes * r.sim_ns);
 	r.net = net.stats();
 	r.counters = sum_counters(net, nf);
 	r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -7,6 +7,8 @@
 //   ring    ring all-reduce of @bytes per host over a random host order:
 //           2(N-1) steps of bytes/N, each sent when the previous step's
 //           chunk arrived; bus bandwidth = bytes 2(N-1)/N / time
+// throughput: the bytes a host received / time / its capacity (a run cut
+// short at limit_ns: so far)
 //   incast  @incast senders into host 0 for @duration_ns; Jain fairness of
 //           the second half and when the shares converged (in base RTTs)
 #pragma once
