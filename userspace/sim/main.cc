@@ -39,11 +39,15 @@ void usage(FILE *out)
 "  --incast N                   incast senders (%u)\n"
 "  --duration-ns T              incast run time (%llu)\n"
 "  --paths N                    metaroce paths per connection (%u)\n"
+"  --rto-init-ns T              metaroce: a path's first RTO (the core's\n"
+"                               default: 5 ms, for software endpoints)\n"
+"  --rto-min-ns T               metaroce: least RTO (default 2 ms)\n"
 "  --mss B                      payload per packet (%u)\n"
 "  --roce-rto-ns T              RoCE timeout (%llu)\n"
 "  --limit-ns T                 give up at this virtual time (%llu)\n"
 "  --no-shuffle                 ring in host order (neighbours share a leaf)\n"
 "  --seed N                     (%llu)\n"
+"  --flows                      each flow's counters on stderr at the end\n"
 "  --help\n",
 		d.tc.kind.c_str(), d.traffic.c_str(), d.fab.hosts, d.fab.per_leaf,
 		d.fab.spines, d.fab.planes, d.fab.gbps, (unsigned long long)d.fab.link_ns,
@@ -81,6 +85,10 @@ int main(int argc, char **argv)
 		if (o == "--help" || o == "-h") {
 			usage(stdout);
 			return 0;
+		}
+		if (o == "--flows") {
+			sc.flows = stderr;
+			continue;
 		}
 		if (o == "--no-shuffle") {
 			sc.ring_shuffle = false;
@@ -125,6 +133,8 @@ int main(int argc, char **argv)
 		else if (o == "--incast") sc.incast = atoi(v);
 		else if (o == "--duration-ns") sc.duration_ns = size_arg(v);
 		else if (o == "--paths") sc.tc.paths = atoi(v);
+		else if (o == "--rto-init-ns") sc.tc.mrc_rto_init_ns = size_arg(v);
+		else if (o == "--rto-min-ns") sc.tc.mrc_rto_min_ns = size_arg(v);
 		else if (o == "--mss") sc.tc.mss = atoi(v);
 		else if (o == "--roce-rto-ns") sc.tc.roce_rto_ns = size_arg(v);
 		else if (o == "--limit-ns") sc.limit_ns = size_arg(v);

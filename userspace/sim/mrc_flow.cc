@@ -24,6 +24,10 @@ public:
 		mrc_conn_cfg ca;
 
 		mrc_conn_cfg_default(&ca, tc.paths, tc.mss);
+		if (tc.mrc_rto_init_ns)
+			ca.path.rto_init_ns = tc.mrc_rto_init_ns;
+		if (tc.mrc_rto_min_ns)
+			ca.path.rto_min_ns = tc.mrc_rto_min_ns;
 		ca.seed = net.cfg().seed * 1000003 + 2 * id + 1;
 		ca.tx_isn = (uint32_t)net.rand();
 		ca.rx_isn = (uint32_t)net.rand();

@@ -48,6 +48,19 @@ private:
 	uint64_t period_;
 };
 
+void print_flows(FILE *out, Net &net, uint32_t nflows)
+{
+	for (uint32_t i = 0; out && i < nflows; i++) {
+		Flow &fl = net.flow(i);
+
+		fprintf(out, "flow=%u src=%u dst=%u bytes_rx=%llu msgs_rx=%llu msgs_tx=%llu %s%s%s\n",
+			i, fl.src(), fl.dst(), (unsigned long long)fl.bytes_rx,
+			(unsigned long long)fl.msgs_rx, (unsigned long long)fl.msgs_tx,
+			fl.counters().c_str(), fl.error.empty() ? "" : " error=",
+			fl.error.c_str());
+	}
+}
+
 // "k=1 j=2" summed over flows, key by key.
 std::string sum_counters(Net &net, uint32_t nflows)
 {
@@ -189,6 +202,7 @@ Result run_scenario(const Scenario &sc)
 				r.error = net.flow(i).error;
 		r.net = net.stats();
 		r.counters = sum_counters(net, senders);
+		print_flows(sc.flows, net, senders);
 		r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 		r.cpu_s = (double)(std::clock() - c0) / CLOCKS_PER_SEC;
 		return r;
@@ -240,6 +254,7 @@ Result run_scenario(const Scenario &sc)
 			 (net.bytes_per_ns() * f.planes * r.sim_ns);
 	r.net = net.stats();
 	r.counters = sum_counters(net, nf);
+	print_flows(sc.flows, net, nf);
 	r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 	r.cpu_s = (double)(std::clock() - c0) / CLOCKS_PER_SEC;
 	(void)posted;

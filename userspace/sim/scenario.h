@@ -16,6 +16,7 @@
 #include "net.h"
 #include "transports.h"
 
+#include <cstdio>
 #include <string>
 
 namespace scale {
@@ -30,6 +31,7 @@ struct Scenario {
 	uint64_t duration_ns = 4000000;
 	uint64_t limit_ns = 2000000000;	// virtual time
 	bool ring_shuffle = true;
+	FILE *flows = nullptr;		// one line per flow at the end, if set
 };
 
 struct Result {
