@@ -45,6 +45,8 @@ void usage(FILE *out)
 "  --mss B                      payload per packet (%u)\n"
 "  --roce-rto-ns T              RoCE timeout (%llu)\n"
 "  --limit-ns T                 give up at this virtual time (%llu)\n"
+"  --nic-fifo                   a host's ACKs wait behind its queued data\n"
+"                               (default: the NIC sends them first)\n"
 "  --no-shuffle                 ring in host order (neighbours share a leaf)\n"
 "  --seed N                     (%llu)\n"
 "  --flows                      each flow's counters on stderr at the end\n"
@@ -88,6 +90,10 @@ int main(int argc, char **argv)
 		}
 		if (o == "--flows") {
 			sc.flows = stderr;
+			continue;
+		}
+		if (o == "--nic-fifo") {
+			f.nic_ctrl_first = false;
 			continue;
 		}
 		if (o == "--no-shuffle") {

@@ -154,6 +154,18 @@ void Net::enqueue(uint32_t port, uint32_t pi, uint8_t stage)
 		release(pi);
 		return;
 	}
+	bool data = p.kind == MRC_DATA || p.kind == ROCE_DATA || p.kind == IDEAL_DATA;
+	uint64_t ser = (uint64_t)(p.bytes * ns_per_byte_) + 1;
+
+	if (!stage && !data && cfg_.nic_ctrl_first) {
+		// a NIC sends ACKs, NAKs and CNPs ahead of its queued data:
+		// they go now and delay what waits by their own length
+		q.busy = std::max(now_, q.busy) + ser;
+		q.tx_bytes += p.bytes;
+		st_.hops++;
+		push(now_ + ser + cfg_.link_ns, 0, pi, 0);
+		return;
+	}
 	uint64_t start = std::max(now_, q.busy);
 	uint64_t queued = (uint64_t)((start - now_) * rate_);
 
@@ -171,8 +183,7 @@ void Net::enqueue(uint32_t port, uint32_t pi, uint8_t stage)
 	}
 	if (stage) {
 		st_.max_queue = std::max(st_.max_queue, queued);
-		if (queued > cfg_.ecn_kmin &&
-		    (p.kind == MRC_DATA || p.kind == ROCE_DATA || p.kind == IDEAL_DATA)) {
+		if (queued > cfg_.ecn_kmin && data) {
 			double pr = queued >= cfg_.ecn_kmax ? cfg_.ecn_pmax :
 				cfg_.ecn_pmax * (queued - cfg_.ecn_kmin) /
 				(double)(cfg_.ecn_kmax - cfg_.ecn_kmin);
@@ -183,7 +194,7 @@ void Net::enqueue(uint32_t port, uint32_t pi, uint8_t stage)
 			}
 		}
 	}
-	q.busy = start + (uint64_t)(p.bytes * ns_per_byte_) + 1;
+	q.busy = start + ser;
 	q.tx_bytes += p.bytes;
 	st_.hops++;
 	push(q.busy + cfg_.link_ns, 0, pi, 0);

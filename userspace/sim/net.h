@@ -45,6 +45,10 @@ struct FabricCfg {
 	// a failed leaf<->spine link (both directions), from fail_at_ns on
 	int fail_plane = -1, fail_leaf = 0, fail_spine = 0;
 	uint64_t fail_at_ns = 0;
+	// a host's NIC sends control packets (ACK, NAK, CNP) before its
+	// queued data, as NICs answer in hardware: else a window of data in
+	// the host queue holds up the ACKs of what the host receives
+	bool nic_ctrl_first = true;
 	uint64_t seed = 1;
 };
 
@@ -60,7 +64,8 @@ struct RoceHdr {
 };
 
 struct IdealHdr {
-	uint64_t msg;
+	uint64_t msg;		// ACK: messages the receiver completed
+	uint64_t total;		// ACK: payload bytes it received
 	uint32_t len;
 };
 
