@@ -129,14 +129,22 @@ uint32_t Net::pick_spine(const Pkt &p, uint32_t leaf)
 	x ^= x >> 31;
 	uint32_t s = (uint32_t)(x % S_);
 
-	if (p.lossless) {	// the ideal transport routes around a dead link
+	if (p.lossless) {
+		// the ideal transport routes around a dead link, spreading
+		// what it carried over every live spine (a fixed detour would
+		// make a hot spot and understate the remaining capacity)
 		uint32_t dl = leaf_of(p.dst);
+		auto live = [&](uint32_t t) {
+			return !dead(ports_[port_lup(p.plane, leaf, t)]) &&
+			       !dead(ports_[port_sdown(p.plane, t, dl)]);
+		};
 
-		for (uint32_t k = 0; k < S_; k++) {
-			uint32_t t = (s + k) % S_;
+		if (live(s))
+			return s;
+		for (uint32_t k = 0; k < 4 * S_; k++) {
+			uint32_t t = (uint32_t)(rand() % S_);
 
-			if (!dead(ports_[port_lup(p.plane, leaf, t)]) &&
-			    !dead(ports_[port_sdown(p.plane, t, dl)]))
+			if (live(t))
 				return t;
 		}
 	}
