@@ -34,7 +34,7 @@ public:
 		ca.tx_msn = (uint32_t)net.rand();
 		ca.rx_msn = (uint32_t)net.rand();
 		cfg_ = ca;
-		mrc_conn_cfg cb = mrcsim::peer_cfg(ca, ca.seed + 1);
+		mrc_conn_cfg cb = mrcsim::peer_cfg(ca, ca, ca.seed + 1);
 
 		if (!mrc_conn_init(a_.get(), &ca, 0) || !mrc_conn_init(b_.get(), &cb, 0))
 			net.fail("mrc_conn_init refused the configuration");

@@ -21,9 +21,10 @@ void drive(mrc_conn *c, uint64_t now, mrc_cc_share *share, EndpointIo &io)
 		io.data_out(seg);
 }
 
-mrc_conn_cfg peer_cfg(const mrc_conn_cfg &near, uint64_t seed)
+mrc_conn_cfg peer_cfg(const mrc_conn_cfg &near, const mrc_conn_cfg &far_own,
+		      uint64_t seed)
 {
-	mrc_conn_cfg far = near;
+	mrc_conn_cfg far = far_own;
 
 	far.seed = seed;
 	far.rx_isn = near.tx_isn;

@@ -30,7 +30,8 @@ public:
 void drive(mrc_conn *c, uint64_t now, mrc_cc_share *share, EndpointIo &io);
 
 // The configuration of the far end of a connection configured by @near:
-// its receive side meets our send side and the other way round.
-mrc_conn_cfg peer_cfg(const mrc_conn_cfg &near, uint64_t seed);
+// @far's own settings (its paths, ...), with its receive side meeting our
+// send side and the other way round.
+mrc_conn_cfg peer_cfg(const mrc_conn_cfg &near, const mrc_conn_cfg &far, uint64_t seed);
 
 } // namespace mrcsim

@@ -15,14 +15,14 @@ static constexpr uint32_t kAckBytes = kEncap + MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_
 				      MRC_WIRE_ICRC_LEN;
 
 Sim::Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
-	 uint64_t seed)
+	 uint64_t seed, const mrc_conn_cfg *peer)
 	: cfg_(cfg), link_(link), wl_(wl), a_(new mrc_conn), b_(new mrc_conn),
 	  rng_(seed)
 {
 	mrc_conn_cfg ca = cfg;
 
 	ca.seed = seed * 2 + 1;
-	mrc_conn_cfg cb = peer_cfg(ca, seed * 2 + 2);
+	mrc_conn_cfg cb = peer_cfg(ca, peer ? *peer : ca, seed * 2 + 2);
 	if (!mrc_conn_init(a_.get(), &ca, 0) || !mrc_conn_init(b_.get(), &cb, 0))
 		fail("mrc_conn_init refused the configuration");
 	uint64_t capacity = link.rate_hint ?
