@@ -20,6 +20,7 @@
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
 
+#include "ack.h"
 #include "metaroce.h"
 #include "xport.h"
 
@@ -83,7 +84,7 @@ static void mrc_ackq_flush(struct tasklet_struct *t)
 		spin_lock_bh(&xp->lock);
 		xp->ack_queued = false;
 		if (!xp->dead && xp->live) {
-			mrc_rx_acks(xp, ktime_get_ns(), &out);
+			mrc_ack_send(xp, ktime_get_ns(), &out);
 			mrc_xp_arm_timer(xp);
 		}
 		mrc_xp_unlock_xmit(xp, &out);

@@ -21,6 +21,7 @@
  * for any unknown QP.
  */
 
+#include "ack.h"
 #include "linger.h"
 #include "metaroce.h"
 #include "stats.h"
@@ -143,7 +144,7 @@ void mrc_linger_rcv(struct mrc_dev *dev, const struct sk_buff *skb,
 			why = MRC_STAT_RX_DROP_COOKIE;
 		} else if (mrc_conn_rx_linger(&xp->conn, now, &seg) ==
 			   MRC_RX_DUP) {
-			mrc_rx_acks(xp, now, &out);
+			mrc_ack_send(xp, now, &out);
 			acked = true;
 		} else {
 			why = MRC_STAT_RX_DROP_QP_STATE; /* new data: no taker */

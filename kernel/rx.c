@@ -18,6 +18,8 @@
 #include <linux/module.h>
 
 #include "metaroce.h"
+#include "ack.h"
+#include "place.h"
 #include "stats.h"
 #include "xport.h"
 
@@ -32,24 +34,6 @@ static bool mrc_rx_state_ok(enum ib_qp_state s)
 {
 	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
 	       s == IB_QPS_SQE;
-}
-
-/*
- * [PKT-16] without a hello the cookie is the starting PSN of a direction.
- * We read "direction" as the one a packet serves: data and responses
- * carry their sender's starting PSN (xp->tx_cookie), ACKs and NAKs the
- * starting PSN of the data they answer (xp->rx_cookie), so that a
- * responder that never reaches RTS still sends ACKs the requester takes.
- */
-static bool mrc_rx_is_ctrl(const struct mrc_pkt *pkt)
-{
-	return pkt->type == MRC_PKT_ACK || pkt->type == MRC_PKT_NAK ||
-	       pkt->type == MRC_PKT_PROBE;
-}
-
-static u32 mrc_rx_cookie(const struct mrc_xp *xp, const struct mrc_pkt *pkt)
-{
-	return mrc_rx_is_ctrl(pkt) ? xp->rx_cookie : xp->tx_cookie;
 }
 
 /*
@@ -71,7 +55,7 @@ static void mrc_rx_follow_peer(struct mrc_xp *xp)
 
 static bool mrc_rx_cookie_ok(struct mrc_xp *xp, const struct mrc_pkt *pkt)
 {
-	if (mrc_rx_is_ctrl(pkt))
+	if (mrc_ack_is_ctrl(pkt))
 		return pkt->cookie == xp->tx_cookie;
 	if (pkt->cookie != xp->rx_cookie && pkt->cookie == xp->tx_cookie)
 		mrc_rx_follow_peer(xp);
@@ -89,7 +73,7 @@ static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
 	pkt.type = MRC_PKT_NAK;
 	pkt.path_id = in->path_id;
 	pkt.tsval = (u32)ktime_get_ns();
-	pkt.cookie = mrc_rx_cookie(xp, &pkt);
+	pkt.cookie = mrc_ack_cookie(xp, &pkt);
 	pkt.nak.code = code;
 	pkt.nak.psn = in->psn;
 	pkt.nak.msn = in->msn;
@@ -120,7 +104,7 @@ static void mrc_rx_probe(struct mrc_xp *xp, const struct mrc_pkt *in,
 	pkt.type = MRC_PKT_PROBE;
 	pkt.path_id = in->path_id;
 	pkt.tsval = (u32)ktime_get_ns();
-	pkt.cookie = mrc_rx_cookie(xp, &pkt);
+	pkt.cookie = mrc_ack_cookie(xp, &pkt);
 	pkt.probe.kind = MRC_PROBE_RESP;
 	pkt.probe.min_ver = MRC_WIRE_VERSION;
 	pkt.probe.max_ver = MRC_WIRE_VERSION;
@@ -160,108 +144,7 @@ static bool mrc_rx_refused_again(struct mrc_xp *xp, const struct mrc_pkt *pkt,
 				 enum ib_qp_state state)
 {
 	return state == IB_QPS_ERR && xp->refused_code &&
-	       !mrc_rx_is_ctrl(pkt) && pkt->msn == xp->refused_msn;
-}
-
-/* [OPS-20] receive credits; an SRQ's are not ours to count */
-static u32 mrc_rx_rsn_limit(struct mrc_xp *xp)
-{
-	struct mrc_qp *qp = xp->qp;
-
-	if (!qp)
-		return xp->rsn_take;	/* lingering: no receive comes again */
-	return xp->rsn_take +
-	       (qp->srq ? MRC_CONN_MSGS : mrc_qp_recv_available(qp));
-}
-
-static bool ack_bundles = true;
-module_param(ack_bundles, bool, 0644);
-MODULE_PARM_DESC(ack_bundles,
-		 "send the ACKs of one moment as one datagram, to a peer that takes them ([ENC-9])");
-
-/* [ENC-9] the flag our connection packets carry when we take bundles */
-u16 mrc_rx_bundle_flag(void)
-{
-	return READ_ONCE(ack_bundles) ? MRC_F_BUNDLES : 0;
-}
-
-/* An ACK of @why was built, into @skb's bundle or (NULL) riding with data. */
-static void mrc_rx_ack_sent(struct mrc_xp *xp, u8 why, struct sk_buff *skb)
-{
-	mrc_stat_inc(xp->dev, MRC_STAT_ACKS_SENT);
-	mrc_stat_inc(xp->dev, MRC_STAT_ACKS_FOR_DELAY + why);
-	if (skb && skb->len == 2 * MRC_WIRE_ACK_PKT_LEN)
-		mrc_stat_inc(xp->dev, MRC_STAT_ACK_BUNDLES);
-}
-
-/*
- * Every ACK due now. To a peer that takes them they leave as bundles
- * ([ENC-9]): a message whose segments crossed several paths draws an ACK
- * on each ([REL-13], [REL-18]), and one datagram instead of one per path
- * saves both ends a trip through their network stacks per path. A lone
- * ACK behind a lone reply on @out is encoded in the reply's buffer
- * ([REL-24]: the answer rides with it).
- */
-void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
-{
-	u32 room = xp->peer_bundles ? MRC_WIRE_BUNDLE_MAX : 1;
-	struct sk_buff *host = mrc_xp_ride_host(xp, out);
-	struct sk_buff *skb = NULL;
-	struct mrc_ack_info ack;
-	u32 riding = 0;
-
-	while (mrc_conn_ack_next(&xp->conn, now, NULL, &ack)) {
-		struct mrc_pkt pkt = { };
-		u32 len;
-
-		/* [CC-9] every ACK carries the device's fair share */
-		ack.rate_hint = mrc_share_hint(xp->dev, now);
-		mrc_conn_ack_to_pkt(&ack, &pkt);
-		pkt.flags |= mrc_rx_bundle_flag();
-		pkt.tsval = (u32)now;
-		pkt.cookie = mrc_rx_cookie(xp, &pkt);
-		pkt.ack.rsn_limit = mrc_rx_rsn_limit(xp);
-		len = mrc_wire_hdr_len(&pkt);
-		if (host) {
-			/* a lone answer rides in the reply's own buffer */
-			if (mrc_xp_encode(xp, &pkt, skb_tail_pointer(host), len)) {
-				riding = len + MRC_WIRE_ICRC_LEN;
-				mrc_rx_ack_sent(xp, ack.why, NULL);
-			}
-			host = NULL;
-			continue;
-		}
-		if (skb && skb->len + MRC_WIRE_ACK_PKT_LEN >
-			   room * MRC_WIRE_ACK_PKT_LEN) {
-			__skb_queue_tail(out, skb);
-			skb = NULL;
-		}
-		if (!skb) {
-			skb = mrc_xp_alloc_skb(xp, room * MRC_WIRE_ACK_PKT_LEN);
-			if (!skb)
-				break;
-			/* [ENC-5] a bundle travels as its first path's ACK */
-			mrc_xp_set_route(skb, ack.sport, xp->dscp_ctrl);
-			if (riding) {
-				/* not alone after all: it joins the others */
-				skb_put_data(skb, skb_tail_pointer(skb_peek(out)),
-					     riding);
-				riding = 0;
-			}
-		}
-		if (!mrc_xp_encode(xp, &pkt, skb_tail_pointer(skb), len))
-			continue;
-		skb_put(skb, len + MRC_WIRE_ICRC_LEN);
-		mrc_rx_ack_sent(xp, ack.why, skb);
-	}
-	if (riding)
-		mrc_xp_ride(xp, skb_peek(out), riding);
-	if (skb && skb->len == MRC_WIRE_ACK_PKT_LEN)
-		mrc_xp_set_rides(skb);	/* [REL-24] with data queued before */
-	if (skb && skb->len)
-		__skb_queue_tail(out, skb);
-	else
-		kfree_skb(skb);
+	       !mrc_ack_is_ctrl(pkt) && pkt->msn == xp->refused_msn;
 }
 
 /*
@@ -305,42 +188,6 @@ static struct mrc_xp_rmsg *mrc_rx_rmsg(struct mrc_xp *xp,
 		m->imm = pkt->imm;
 	}
 	return m;
-}
-
-/* The offset of @pkt's payload in @skb, when it was left there. */
-static u32 mrc_rx_payload_off(const struct mrc_pkt *pkt,
-			      const struct sk_buff *skb)
-{
-	return ((const struct mrc_rx_cb *)skb->cb)->pkt_off + pkt->hdr_len;
-}
-
-/*
- * @pkt's payload into an SGE list at message offset @offset: from its
- * bytes in one piece, or from @skb when the datagram was left in
- * fragments (mrc_rx_in_place(), mrc_rx_pbundle_pkt()).
- */
-int mrc_rx_place_sgl(const struct mrc_pkt *pkt, const struct sk_buff *skb,
-		     const struct ib_pd *pd, const struct mrc_sge *sge,
-		     u32 num_sge, u64 offset)
-{
-	if (pkt->payload)
-		return mrc_sgl_copy(pd, sge, num_sge, offset,
-				    (void *)pkt->payload, pkt->payload_len,
-				    MRC_COPY_TO_MR);
-	return mrc_sgl_place_skb(pd, sge, num_sge, offset, skb,
-				 mrc_rx_payload_off(pkt, skb),
-				 pkt->payload_len);
-}
-
-/* The same into an MR range at @va. */
-static int mrc_rx_place_mr(const struct mrc_pkt *pkt,
-			   const struct sk_buff *skb, struct mrc_mr *mr, u64 va)
-{
-	if (pkt->payload)
-		return mrc_mr_copy(mr, va, (void *)pkt->payload,
-				   pkt->payload_len, MRC_COPY_TO_MR);
-	return mrc_mr_place_skb(mr, va, skb, mrc_rx_payload_off(pkt, skb),
-				pkt->payload_len);
 }
 
 static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
@@ -449,9 +296,9 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	case MRC_PKT_SEND:
 		m->rsn = rsn;
 		if (pkt->payload_len)
-			err = mrc_rx_place_sgl(pkt, skb, qp->ibqp.pd,
-					       rwqe->sge, rwqe->num_sge,
-					       pkt->send.offset);
+			err = mrc_place_sgl(pkt, skb, qp->ibqp.pd,
+					    rwqe->sge, rwqe->num_sge,
+					    pkt->send.offset);
 		if (err)
 			m->bad = true;	/* our receive's lkey failed */
 		break;
@@ -459,8 +306,8 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		if (pkt->flags & MRC_F_IMM)
 			m->rsn = rsn;
 		if (mr)
-			err = mrc_rx_place_mr(pkt, skb, mr, pkt->write.va +
-					      pkt->write.offset);
+			err = mrc_place_mr(pkt, skb, mr, pkt->write.va +
+					   pkt->write.offset);
 		if (err)
 			mrc_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 		break;
@@ -530,20 +377,6 @@ static void mrc_rx_complete_recv(struct mrc_xp *xp, struct mrc_xp_rmsg *m,
 	mrc_qp_complete_recv(qp, &wc, m->flags & MRC_F_SOLICITED);
 }
 
-/* ERR: give back every receive WQE we took. */
-void mrc_rx_flush(struct mrc_xp *xp)
-{
-	struct ib_wc wc = {
-		.status = IB_WC_WR_FLUSH_ERR,
-		.opcode = IB_WC_RECV,
-	};
-
-	while (xp->rsn_head != xp->rsn_take) {
-		xp->rwqe[xp->rsn_head++ % MRC_CONN_MSGS] = NULL;
-		mrc_qp_complete_recv(xp->qp, &wc, false);
-	}
-}
-
 /* Peer messages the core finished, in order. */
 bool mrc_rx_complete(struct mrc_xp *xp)
 {
@@ -588,7 +421,7 @@ bool mrc_rx_complete(struct mrc_xp *xp)
 	}
 	if (mrc_qp_state(xp->qp) == IB_QPS_ERR) {
 		mrc_tx_flush(xp);
-		mrc_rx_flush(xp);
+		mrc_place_flush_recvs(xp);
 	}
 	return answered || xp->resp_tail != resp_tail;
 }
@@ -683,6 +516,6 @@ void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 	}
 	if (xp->conn.stats.acks_rode == rode && mrc_ackq_defer(xp))
 		return;
-	mrc_rx_acks(xp, now, out);
+	mrc_ack_send(xp, now, out);
 	mrc_xp_arm_timer(xp);
 }

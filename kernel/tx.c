@@ -12,7 +12,9 @@
  * Everything here runs with xp->lock held (see xport.h).
  */
 
+#include "ack.h"
 #include "metaroce.h"
+#include "place.h"
 #include "stats.h"
 #include "trace.h"
 #include "xport.h"
@@ -425,7 +427,7 @@ static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
 	int err = 0;
 
 	pkt.path_id = seg->path_id;
-	pkt.flags = seg->flags | mrc_rx_bundle_flag();
+	pkt.flags = seg->flags | mrc_ack_bundle_flag();
 	pkt.stream_id = seg->stream;
 	pkt.psn = seg->psn;
 	pkt.msn = seg->msn;
@@ -520,7 +522,7 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 
 	if (mrc_qp_state(xp->qp) == IB_QPS_ERR) {
 		mrc_tx_flush(xp);
-		mrc_rx_flush(xp);
+		mrc_place_flush_recvs(xp);
 		mrc_tx_doorbell(xp);	/* posts in ERR must ring to be flushed */
 		return;
 	}
@@ -694,9 +696,9 @@ int mrc_tx_read_resp_place(struct mrc_xp *xp, const struct mrc_pkt *pkt,
 			return -EINVAL;
 		if (!pkt->payload_len)
 			return 0;
-		return mrc_rx_place_sgl(pkt, skb, xp->qp->ibqp.pd,
-					mrc_send_wqe_sge(wqe), wqe->num_sge,
-					pkt->read_resp.offset);
+		return mrc_place_sgl(pkt, skb, xp->qp->ibqp.pd,
+				     mrc_send_wqe_sge(wqe), wqe->num_sge,
+				     pkt->read_resp.offset);
 	}
 	return -ENOENT;
 }

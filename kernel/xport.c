@@ -12,6 +12,7 @@
 #include <linux/random.h>
 #include <net/ipv6.h>
 
+#include "ack.h"
 #include "fault.h"
 #include "linger.h"
 #include "metaroce.h"
@@ -135,6 +136,11 @@ MODULE_PARM_DESC(max_payload,
  * datagram, to a peer that takes them: the per-datagram cost of the
  * stacks (and of a virtual link) is most of a small message's.
  */
+static ushort dscp_ctrl = MRC_WIRE_DSCP_CTRL;
+module_param(dscp_ctrl, ushort, 0644);
+MODULE_PARM_DESC(dscp_ctrl,
+		 "DSCP of ACKs, NAKs and PROBEs (0-63, [ENC-15]); data takes the traffic class of the QP's address (rdma_cm TOS), else 26; for new connections");
+
 static bool data_bundles = true;
 module_param(data_bundles, bool, 0644);
 MODULE_PARM_DESC(data_bundles,
@@ -431,10 +437,11 @@ static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
 	u8 dscp = MRC_XP_CB(skb)->dscp;
 	unsigned int len = skb->len;
 
+	/* [ENC-10] control packets too: an AQM marks them, not drops them */
 	if (mrc_net_xmit(xp->net, xp->ndev, &xp->routes, skb,
 			 (const struct sockaddr *)&av->saddr,
 			 (const struct sockaddr *)&av->daddr, sport,
-			 dscp, dscp == xp->dscp_data))
+			 dscp, true))
 		return;
 	mrc_stat_add(dev, MRC_STAT_TX_PACKETS, npkts);
 	mrc_stat_add(dev, MRC_STAT_TX_BYTES, len);
@@ -613,7 +620,7 @@ static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 	mrc_tx_run(xp, now, budget, &out);
 	if (mrc_rx_complete(xp))	/* responses, answered requests */
 		mrc_tx_run(xp, now, budget, &out);
-	mrc_rx_acks(xp, now, &out);
+	mrc_ack_send(xp, now, &out);
 	mrc_xp_arm_timer(xp);
 unlock:
 	mrc_xp_unlock_xmit(xp, &out);
@@ -658,7 +665,7 @@ static int mrc_xp_create(struct mrc_qp *qp)
 	xp->av = &qp->attr.av;
 	xp->qpn = qp->ibqp.qp_num;
 	xp->dscp_data = MRC_WIRE_DSCP_DATA;
-	xp->dscp_ctrl = MRC_WIRE_DSCP_CTRL;
+	xp->dscp_ctrl = min_t(u8, READ_ONCE(dscp_ctrl), 63);
 	spin_lock_init(&xp->lock);
 	spin_lock_init(&xp->xmit_lock);
 	INIT_WORK(&xp->work, mrc_xp_work);
@@ -743,6 +750,12 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * segment size they agree on without a handshake ([REL-15]); the
 	 * port MTU already left room for every header.
 	 */
+	/*
+	 * [ENC-15] data takes the class the application asked for (the
+	 * address's traffic class: rdma_cm's TOS, NCCL_IB_TC); its two ECN
+	 * bits are ours to set.
+	 */
+	xp->dscp_data = a->av.traffic_class >> 2 ? : MRC_WIRE_DSCP_DATA;
 	mrc_conn_cfg_default(&cfg, clamp_t(u32, npaths, 1, MRC_MAX_PATHS), mss);
 	cfg.pkt_max = max(mrc_xp_pkt_room(xp) / mss, 1U) * mss;
 	/* exactly, not in segments: a bundle may fill it ([ENC-13]) */
@@ -933,7 +946,7 @@ static void mrc_xp_send_posted(struct mrc_qp *qp)
 
 		mrc_tx_run(xp, now, MRC_XP_RX_TX_BUDGET, &out);
 		/* [REL-24] an answer held for this reply goes with it */
-		mrc_rx_acks(xp, now, &out);
+		mrc_ack_send(xp, now, &out);
 		mrc_xp_arm_timer(xp);
 	}
 	mrc_xp_unlock_xmit(xp, &out);
@@ -954,7 +967,7 @@ static void mrc_xp_destroy(struct mrc_qp *qp)
 	 */
 	if (xp->live) {
 		mrc_conn_ack_release(&xp->conn);
-		mrc_rx_acks(xp, ktime_get_ns(), &out);
+		mrc_ack_send(xp, ktime_get_ns(), &out);
 	}
 	/*
 	 * [REL-21] a healthy connection that received data answers on,

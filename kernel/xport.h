@@ -253,17 +253,11 @@ void mrc_rx_exit(void);
 bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		const struct sk_buff *skb, bool ce, struct sk_buff_head *out);
 void mrc_rx_pkts_done(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
-int mrc_rx_place_sgl(const struct mrc_pkt *pkt, const struct sk_buff *skb,
-		     const struct ib_pd *pd, const struct mrc_sge *sge,
-		     u32 num_sge, u64 offset);
-void mrc_rx_acks(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
-u16 mrc_rx_bundle_flag(void);
 /*
  * Report finished receives; true if the send engine must run: it queued
  * responses, or a response answered a READ or ATOMIC (the run retires it).
  */
 bool mrc_rx_complete(struct mrc_xp *xp);
-void mrc_rx_flush(struct mrc_xp *xp);
 
 /* ackq.c */
 bool mrc_ackq_defer(struct mrc_xp *xp);

@@ -17,6 +17,8 @@
 #                      a lossy link, a marked link, a black-holed link; per-path
 #                      timelines -> selftests/results/multipath.md + PNGs
 #                      (REPS=3, ~30 min; BENCH_QUICK=1: one repeat of two cells)
+#   make bench-scale   the data-centre simulator, no bed (see below)
+#                      -> selftests/results/scale.md + scale-*.png
 #
 # Uses the bed that is up (and leaves it up); otherwise boots one with
 # BENCH_BED_ARGS (jumbo frames, as RoCE fabrics run) and takes it down
@@ -62,3 +64,12 @@ bench-nvmeof: deps-check module userspace
 
 bench-multipath: deps-check module userspace
 	$(call bench_run,multipath,$(MULTIPATH_BED_ARGS))
+
+# bench-scale: the data-centre simulator (userspace/sim, issue 35), no bed:
+# 64 hosts at 8 planes and 1, metaroce / RoCE-style / ideal under loss, a
+# failed spine link, incast, 64 -> 1024 hosts; JOBS runs in parallel
+# -> selftests/results/scale.md + scale-*.png (BENCH_QUICK=1: a small sweep)
+.PHONY: bench-scale
+bench-scale: userspace
+	@SIM=$(US_BUILD)/sim/mrc-scale TOP=$(TOP) JOBS=$(or $(JOBS),2) \
+		$(TOP)/selftests/bench/scale

@@ -26,7 +26,7 @@
 #include "../core/wire.h"
 #include "pair.h"
 /* The MetaRoCE packet type of @skb, or -1 if it is not ours. */
-static int mrc_t_our_type(struct sk_buff *skb)
+static int mrc_t_our_type(struct sk_buff *skb, u8 *tos)
 {
 	struct udphdr _uh, *uh;
 	struct iphdr _ih, *ih;
@@ -37,6 +37,7 @@ static int mrc_t_our_type(struct sk_buff *skb)
 	ih = skb_header_pointer(skb, ETH_HLEN, sizeof(_ih), &_ih);
 	if (!ih || ih->protocol != IPPROTO_UDP)
 		return -1;
+	*tos = ih->tos;
 	uh = skb_header_pointer(skb, ETH_HLEN + ih->ihl * 4, sizeof(_uh), &_uh);
 	if (!uh || uh->dest != htons(MRC_WIRE_UDP_PORT))
 		return -1;
@@ -102,11 +103,18 @@ static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
 {
 	struct mrc_t_wire *w = netdev_priv(ndev);
 
-	int type = mrc_t_our_type(skb);
+	u8 tos = 0;
+	int type = mrc_t_our_type(skb, &tos);
 
 	if (type >= 0) {
 		u32 n = atomic_inc_return(&w->seen);
 		bool corrupt;
+
+		if (type == MRC_PKT_ACK || type == MRC_PKT_NAK ||
+		    type == MRC_PKT_PROBE)
+			WRITE_ONCE(w->tos_ctrl, tos);
+		else
+			WRITE_ONCE(w->tos_data, tos);
 
 		if ((w->drop_every && n % w->drop_every == 0) ||
 		    (READ_ONCE(w->drop_acks) && type == MRC_PKT_ACK)) {
@@ -308,7 +316,7 @@ int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
 	a.min_rnr_timer = 1;
 	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&a.ah_attr, 1);
-	rdma_ah_set_grh(&a.ah_attr, &dgid, 0, me->gid->index, 64, 0);
+	rdma_ah_set_grh(&a.ah_attr, &dgid, 0, me->gid->index, 64, me->tclass);
 	/*
 	 * -ENODATA: the source GID's table slot is no longer valid. ib_core
 	 * rebuilds a netdev's GIDs on later address events and our address
@@ -332,7 +340,7 @@ int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
 			continue;
 		rdma_put_gid_attr(me->gid);
 		me->gid = g;
-		rdma_ah_set_grh(&a.ah_attr, &dgid, 0, me->gid->index, 64, 0);
+		rdma_ah_set_grh(&a.ah_attr, &dgid, 0, me->gid->index, 64, me->tclass);
 	}
 	if (err)
 		return err;

@@ -37,6 +37,8 @@ struct mrc_t_wire {
 	struct sk_buff_head line;	/* ... here */
 	atomic_t changed;	/* held datagrams whose bytes changed */
 	atomic_t seen;
+	u8 tos_data;		/* IP TOS of the last sequenced datagram */
+	u8 tos_ctrl;		/* ... and of the last ACK, NAK or PROBE */
 	atomic_t dropped;
 	atomic_t corrupted;
 };
@@ -50,6 +52,7 @@ struct mrc_t_end {
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	u8 *buf;
+	u8 tclass;		/* of the address mrc_t_connect() gives qp */
 };
 
 struct mrc_t_rc {

@@ -1042,6 +1042,50 @@ static void mrc_rc_acks_carry_rate_hint(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hint, 1000ull * 125000);
 }
 
+/*
+ * [ENC-15] Data takes the DSCP of the address's traffic class (what
+ * rdma_cm's TOS and NCCL_IB_TC set), with ECT(0) whatever ECN bits the
+ * class held; ACKs keep the control class (dscp_ctrl, 48), ECT(0) too
+ * ([ENC-10]: they were sent Not-ECT).
+ */
+static void mrc_rc_dscp_from_traffic_class(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv, t2 = *t;
+	struct mrc_t_wire *wa = netdev_priv(t->e[0].ndev);
+	struct mrc_t_wire *wb = netdev_priv(t->e[1].ndev);
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		init.send_cq = t->e[i].cq;
+		init.recv_cq = t->e[i].cq;
+		t2.e[i].qp = ib_create_qp(t->e[i].pd, &init);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t2.e[i].qp);
+		t2.e[i].tclass = 10 << 2 | 3;	/* AF11, and CE: ignored */
+	}
+	KUNIT_ASSERT_EQ(test, mrc_t_connect(&t2.e[0], &t2.e[1], 300, 6000), 0);
+	KUNIT_ASSERT_EQ(test, mrc_t_connect(&t2.e[1], &t2.e[0], 6000, 300), 0);
+	WRITE_ONCE(wa->tos_data, 0);
+	WRITE_ONCE(wb->tos_ctrl, 0);
+	mrc_t_write(test, &t2, 8192);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(wa->tos_data),
+			(u8)(10 << 2 | MRC_WIRE_ECN_ECT0));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(wb->tos_ctrl),
+			(u8)(MRC_WIRE_DSCP_CTRL << 2 | MRC_WIRE_ECN_ECT0));
+	ib_destroy_qp(t2.e[0].qp);
+	ib_destroy_qp(t2.e[1].qp);
+
+	/* the suite's QPs, set up without a class: the default, 26 */
+	WRITE_ONCE(wa->tos_data, 0);
+	mrc_t_write(test, t, 4096);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(wa->tos_data),
+			(u8)(MRC_WIRE_DSCP_DATA << 2 | MRC_WIRE_ECN_ECT0));
+}
+
 static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_write_delivers_every_byte),
 	KUNIT_CASE(mrc_rc_send_lands_in_posted_receive),
@@ -1060,6 +1104,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_ud_flood_returns_from_post),
 	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
 	KUNIT_CASE(mrc_rc_resend_into_invalidated_mr),
+	KUNIT_CASE(mrc_rc_dscp_from_traffic_class),
 	{}
 };
 

@@ -2,6 +2,7 @@
 // N-to-1 incast in virtual time; see incast.h.
 #include "sim/incast.h"
 #include "sim/loopback.h"
+#include "sim/endpoint.h"
 
 #include <algorithm>
 
@@ -46,44 +47,63 @@ void Incast::push(Ev e)
 	q_.push(e);
 }
 
+// The hooks of one sender-receiver pair's drives.
+class Incast::Io : public EndpointIo {
+public:
+	Io(Incast &in, uint32_t i) : in_(in), i_(i) {}
+	void rx_done(const mrc_completion &c) override
+	{
+		if (c.ssn != in_.next_ssn_[i_]++ || c.len != kMsg)
+			in_.fail("receiver completion out of order");
+		in_.st_.msgs_rx++;
+	}
+	void ack_out(const mrc_ack_info &ack) override
+	{
+		Ev e = {};
+
+		e.at = in_.now_ + 2 * in_.cfg_.delay_ns + 100;
+		e.kind = ACK_AT_SENDER;
+		e.who = i_;
+		e.ack = ack;
+		in_.push(e);
+	}
+	void tx_done(const mrc_completion &c) override
+	{
+		if (c.status != MRC_CONN_OK)
+			in_.fail("sender completion error");
+	}
+	void post(mrc_conn *c) override
+	{
+		if (c == in_.a_[i_].get())
+			while (mrc_conn_tx_post(c, 0, kMsg, 0, nullptr))
+				;
+	}
+	void data_out(const mrc_tx_seg &seg) override
+	{
+		uint32_t bytes = kEncap + MRC_WIRE_DATA_OVERHEAD + seg.len;
+		uint64_t start = std::max(in_.now_, in_.up_busy_[i_]);
+		Ev e = {};
+
+		in_.up_busy_[i_] = start + (uint64_t)(bytes / in_.cfg_.rate_bpns) + 1;
+		e.at = in_.up_busy_[i_] + in_.cfg_.delay_ns;
+		e.kind = AT_SWITCH;
+		e.who = i_;
+		e.seg = seg;
+		in_.push(e);
+	}
+
+private:
+	Incast &in_;
+	uint32_t i_;
+};
+
 void Incast::pump(uint32_t i)
 {
 	mrc_conn *a = a_[i].get(), *b = b_[i].get();
-	mrc_completion c;
-	mrc_ack_info ack;
-	mrc_tx_seg seg;
+	Io io(*this, i);
 
-	while (mrc_conn_rx_poll(b, &c)) {
-		if (c.ssn != next_ssn_[i]++ || c.len != kMsg)
-			fail("receiver completion out of order");
-		st_.msgs_rx++;
-	}
-	while (mrc_conn_ack_next(b, now_, &share_, &ack)) {
-		Ev e = {};
-
-		e.at = now_ + 2 * cfg_.delay_ns + 100;
-		e.kind = ACK_AT_SENDER;
-		e.who = i;
-		e.ack = ack;
-		push(e);
-	}
-	while (mrc_conn_tx_poll(a, &c))
-		if (c.status != MRC_CONN_OK)
-			fail("sender completion error");
-	while (mrc_conn_tx_post(a, 0, kMsg, 0, nullptr))
-		;
-	while (mrc_conn_tx_next(a, now_, &seg)) {
-		uint32_t bytes = kEncap + MRC_WIRE_DATA_OVERHEAD + seg.len;
-		uint64_t start = std::max(now_, up_busy_[i]);
-		Ev e = {};
-
-		up_busy_[i] = start + (uint64_t)(bytes / cfg_.rate_bpns) + 1;
-		e.at = up_busy_[i] + cfg_.delay_ns;
-		e.kind = AT_SWITCH;
-		e.who = i;
-		e.seg = seg;
-		push(e);
-	}
+	drive(b, now_, &share_, io);
+	drive(a, now_, &share_, io);
 	if (a->error || b->error)
 		fail("connection error");
 }

@@ -66,6 +66,9 @@ private:
 		}
 	};
 
+	class Io;
+	friend class Io;
+
 	void pump(uint32_t i);
 	void push(Ev e);
 	void fail(const std::string &what);

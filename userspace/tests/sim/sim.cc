@@ -2,6 +2,7 @@
 // Simulated channel between two portable-core endpoints; see sim.h.
 #include "sim/sim.h"
 #include "sim/loopback.h"
+#include "sim/endpoint.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,15 +19,10 @@ Sim::Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
 	: cfg_(cfg), link_(link), wl_(wl), a_(new mrc_conn), b_(new mrc_conn),
 	  rng_(seed)
 {
-	mrc_conn_cfg ca = cfg, cb = peer ? *peer : cfg;
+	mrc_conn_cfg ca = cfg;
 
 	ca.seed = seed * 2 + 1;
-	cb.seed = seed * 2 + 2;
-	// B's view: its rx side meets A's tx side.
-	cb.rx_isn = ca.tx_isn;
-	cb.rx_msn = ca.tx_msn;
-	cb.tx_isn = ca.rx_isn;
-	cb.tx_msn = ca.rx_msn;
+	mrc_conn_cfg cb = peer_cfg(ca, peer ? *peer : ca, seed * 2 + 2);
 	if (!mrc_conn_init(a_.get(), &ca, 0) || !mrc_conn_init(b_.get(), &cb, 0))
 		fail("mrc_conn_init refused the configuration");
 	uint64_t capacity = link.rate_hint ?
@@ -248,65 +244,80 @@ void Sim::deliver(const Pkt &p)
 	}
 }
 
+void Sim::rx_done(const mrc_completion &c)
+{
+	uint64_t i = (uint32_t)(c.msn - cfg_.tx_msn);
+
+	if (i >= posted_.size()) {
+		fail("receiver completed an unknown message");
+		return;
+	}
+	Posted &m = posted_[i];
+	if (m.rx_done || c.stream != m.stream || c.ssn != m.ssn || c.len != m.len)
+		fail("receiver completion does not match the posting");
+	if (c.ssn != next_rx_ssn_[c.stream]++)
+		fail("receiver completion out of order on its stream");
+	for (uint8_t n : m.placed)
+		if (n != 1)
+			fail("completed message with a segment placed " +
+			     std::to_string(n) + " times");
+	m.rx_done = true;
+	st_.msgs_done_rx++;
+	if (wl_.reads)
+		read_req_at_.push_back(now_ + link_.delay_ns);
+}
+
+void Sim::ack_out(const mrc_ack_info &ack)
+{
+	Pkt p = {};
+
+	p.is_ack = true;
+	p.ack = ack;
+	st_.ack_pkts++;
+	transmit(false, ack.sport, kAckBytes, p);
+}
+
+void Sim::tx_done(const mrc_completion &c)
+{
+	if (c.status != MRC_CONN_OK) {
+		fail("sender completion with error " + std::to_string(c.status));
+		return;
+	}
+	if (c.cookie >= posted_.size() || posted_[c.cookie].tx_done) {
+		fail("sender completed a message twice or never posted");
+		return;
+	}
+	Posted &m = posted_[c.cookie];
+	if (c.stream != m.stream || c.ssn != next_tx_ssn_[c.stream]++)
+		fail("sender completion out of order on its stream");
+	if (!m.rx_done)
+		fail("sender completed before the receiver placed everything");
+	m.tx_done = true;
+	st_.msgs_done_tx++;
+}
+
+void Sim::post(mrc_conn *c)
+{
+	if (c == a_.get())
+		post_more();
+}
+
+void Sim::data_out(const mrc_tx_seg &seg)
+{
+	Pkt p = {};
+
+	p.seg = seg;
+	transmit(true, seg.sport, kEncap + MRC_WIRE_DATA_OVERHEAD + seg.len, p);
+}
+
 void Sim::pump(uint64_t now)
 {
 	mrc_conn *a = a_.get(), *b = b_.get();
-	mrc_completion c;
-	mrc_ack_info ack;
-	mrc_tx_seg seg;
 
-	while (mrc_conn_rx_poll(b, &c)) {
-		uint64_t i = (uint32_t)(c.msn - cfg_.tx_msn);
-
-		if (i >= posted_.size()) {
-			fail("receiver completed an unknown message");
-			continue;
-		}
-		Posted &m = posted_[i];
-		if (m.rx_done || c.stream != m.stream || c.ssn != m.ssn ||
-		    c.len != m.len)
-			fail("receiver completion does not match the posting");
-		if (c.ssn != next_rx_ssn_[c.stream]++)
-			fail("receiver completion out of order on its stream");
-		for (uint8_t n : m.placed)
-			if (n != 1)
-				fail("completed message with a segment placed " +
-				     std::to_string(n) + " times");
-		m.rx_done = true;
-		st_.msgs_done_rx++;
-		if (wl_.reads)
-			read_req_at_.push_back(now + link_.delay_ns);
-	}
-	while (mrc_conn_ack_next(b, now, &share_b_, &ack)) {
-		Pkt p = {};
-		p.is_ack = true;
-		p.ack = ack;
-		st_.ack_pkts++;
-		transmit(false, ack.sport, kAckBytes, p);
-	}
-	while (mrc_conn_tx_poll(a, &c)) {
-		if (c.status != MRC_CONN_OK) {
-			fail("sender completion with error " + std::to_string(c.status));
-			continue;
-		}
-		if (c.cookie >= posted_.size() || posted_[c.cookie].tx_done) {
-			fail("sender completed a message twice or never posted");
-			continue;
-		}
-		Posted &m = posted_[c.cookie];
-		if (c.stream != m.stream || c.ssn != next_tx_ssn_[c.stream]++)
-			fail("sender completion out of order on its stream");
-		if (!m.rx_done)
-			fail("sender completed before the receiver placed everything");
-		m.tx_done = true;
-		st_.msgs_done_tx++;
-	}
-	post_more();
-	while (mrc_conn_tx_next(a, now, &seg)) {
-		Pkt p = {};
-		p.seg = seg;
-		transmit(true, seg.sport, kEncap + MRC_WIRE_DATA_OVERHEAD + seg.len, p);
-	}
+	// b only receives and a only sends: their drives in this order are
+	// the order a kernel with both ends would run
+	drive(b, now, &share_b_, *this);
+	drive(a, now, &share_a_, *this);
 	st_.inflight_sum += mrc_conn_inflight(a);
 	st_.inflight_samples++;
 	st_.blocked_conn += mrc_conn_inflight(a) + cfg_.mss > mrc_cc_conn_window(&a->cc, &cfg_.cc);

@@ -25,6 +25,7 @@
 extern "C" {
 #include "core/conn.h"
 }
+#include "sim/endpoint.h"
 
 namespace mrcsim {
 
@@ -105,7 +106,7 @@ struct Stats {
 	std::vector<std::string> errors;
 };
 
-class Sim {
+class Sim : private EndpointIo {
 public:
 	// @peer: B's configuration where it differs from A's (its paths,
 	// say); its sequence numbers are A's mirrored either way.
@@ -158,6 +159,11 @@ private:
 	void transmit(bool to_b, uint16_t sport, uint32_t bytes, Pkt p);
 	void deliver(const Pkt &p);
 	void pump(uint64_t now);
+	void rx_done(const mrc_completion &c) override;
+	void ack_out(const mrc_ack_info &ack) override;
+	void tx_done(const mrc_completion &c) override;
+	void post(mrc_conn *c) override;
+	void data_out(const mrc_tx_seg &seg) override;
 	void post_more();
 	void fail(const std::string &what);
 	bool route_down(uint16_t sport, uint64_t now) const;

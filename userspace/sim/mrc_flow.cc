@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// metaroce in the data-centre simulator: two ends of one connection of
+// the portable core, driven through tests/sim/endpoint.h.
+#include "transports.h"
+
+#include "sim/endpoint.h"
+#include "sim/loopback.h"
+
+#include <deque>
+
+namespace scale {
+namespace {
+
+constexpr uint32_t kAckBytes = kEncap + MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN +
+			       MRC_WIRE_ICRC_LEN;
+
+class MrcFlow : public Flow, private mrcsim::EndpointIo {
+public:
+	MrcFlow(Net &net, const TransportCfg &tc, uint32_t id, uint32_t src,
+		uint32_t dst, mrc_cc_share *rx_share)
+		: Flow(net, id, src, dst), a_(new mrc_conn), b_(new mrc_conn),
+		  share_(rx_share)
+	{
+		mrc_conn_cfg ca;
+
+		mrc_conn_cfg_default(&ca, tc.paths, tc.mss);
+		if (tc.mrc_rto_init_ns)
+			ca.path.rto_init_ns = tc.mrc_rto_init_ns;
+		if (tc.mrc_rto_min_ns)
+			ca.path.rto_min_ns = tc.mrc_rto_min_ns;
+		ca.seed = net.cfg().seed * 1000003 + 2 * id + 1;
+		ca.tx_isn = (uint32_t)net.rand();
+		ca.rx_isn = (uint32_t)net.rand();
+		ca.tx_msn = (uint32_t)net.rand();
+		ca.rx_msn = (uint32_t)net.rand();
+		cfg_ = ca;
+		mrc_conn_cfg cb = mrcsim::peer_cfg(ca, ca, ca.seed + 1);
+
+		if (!mrc_conn_init(a_.get(), &ca, 0) || !mrc_conn_init(b_.get(), &cb, 0))
+			net.fail("mrc_conn_init refused the configuration");
+		mrc_cc_share_init(&own_share_, 0, MRC_CC_SHARE_EPOCH_NS, 0);
+	}
+
+	void post(uint64_t len) override
+	{
+		lens_.push_back(len);
+		pending_.push_back(len);
+		msgs_posted++;
+		bytes_posted += len;
+		run(0);
+	}
+
+	void recv(Pkt &p) override
+	{
+		if (p.kind == MRC_ACK) {
+			if (!mrc_conn_on_ack(a_.get(), net_.now(), &p.ack))
+				net_.fail("flow " + std::to_string(id_) + ": sender refused an ACK");
+			run(0);
+			return;
+		}
+		mrc_rx_seg s = mrcsim::rx_of(p.seg, p.ce);
+
+		s.sport = p.sport;
+		switch (mrc_conn_rx_data(b_.get(), net_.now(), &s, share_)) {
+		case MRC_RX_NEW:
+			place(s);
+			break;
+		case MRC_RX_INVALID:
+			net_.fail("flow " + std::to_string(id_) + ": protocol violation");
+			break;
+		default:
+			dups_++;
+			break;
+		}
+		run(1);
+	}
+
+	void timer(uint32_t side) override
+	{
+		if (net_.now() != armed_[side])
+			return;		// superseded by an earlier deadline
+		armed_[side] = ~0ull;
+		mrc_conn_on_timer(side ? b_.get() : a_.get(), net_.now());
+		run(side);
+	}
+
+	std::string counters() const override
+	{
+		uint64_t reent = 0;
+
+		for (uint32_t i = 0; i < cfg_.npaths; i++)
+			reent += a_->path[i].reentropies;
+		return "resends=" + std::to_string(a_->stats.tx_resends) +
+		       " dups=" + std::to_string(dups_) +
+		       " path_fails=" + std::to_string(a_->stats.path_fails) +
+		       " reentropies=" + std::to_string(reent);
+	}
+
+private:
+	// One drive of end @side (0: sender, 1: receiver), then its timer.
+	void run(int side)
+	{
+		mrc_conn *c = side ? b_.get() : a_.get();
+
+		mrcsim::drive(c, net_.now(), side ? share_ : &own_share_, *this);
+		if (c->error && error.empty())
+			net_.fail("flow " + std::to_string(id_) + ": connection error " +
+				  std::to_string(c->error));
+		uint64_t d = mrc_conn_deadline(c);
+
+		if (d != ~0ull && d < armed_[side]) {
+			armed_[side] = std::max(d, net_.now());
+			net_.at(armed_[side], id_, side);
+		}
+	}
+
+	uint64_t msg_of(uint32_t msn) const { return (uint32_t)(msn - cfg_.tx_msn); }
+
+	// Every segment is placed once, into the message it was posted in.
+	void place(const mrc_rx_seg &s)
+	{
+		uint64_t m = msg_of(s.msn);
+
+		if (m >= lens_.size() || s.total_len != lens_[m]) {
+			net_.fail("flow " + std::to_string(id_) + ": segment of an unknown message");
+			return;
+		}
+		if (placed_.size() <= m - placed_base_)
+			placed_.resize(m - placed_base_ + 1);
+		std::vector<uint8_t> &v = placed_[m - placed_base_];
+
+		if (v.empty())
+			v.assign(mrc_conn_nsegs(s.total_len, cfg_.mss), 0);
+		uint32_t first = s.offset / cfg_.mss;
+		uint32_t n = mrc_conn_nsegs(s.len, cfg_.mss);
+
+		for (uint32_t i = first; i < first + n; i++)
+			if (i >= v.size() || v[i]++)
+				net_.fail("flow " + std::to_string(id_) + ": segment placed twice");
+		bytes_rx += s.len;
+	}
+
+	void rx_done(const mrc_completion &c) override
+	{
+		uint64_t m = msg_of(c.msn);
+
+		if (m < placed_base_ || m - placed_base_ >= placed_.size()) {
+			net_.fail("flow " + std::to_string(id_) + ": completed a message never placed");
+			return;
+		}
+		for (uint8_t n : placed_[m - placed_base_])
+			if (n != 1)
+				net_.fail("flow " + std::to_string(id_) +
+					  ": completed a message with a segment missing");
+		rx_complete(m, c.len);
+		while (!placed_.empty() && placed_base_ < msgs_rx) {
+			placed_.pop_front();
+			placed_base_++;
+		}
+	}
+
+	void ack_out(const mrc_ack_info &ack) override
+	{
+		Pkt &p = net_.alloc();
+
+		p.kind = MRC_ACK;
+		p.flow = id_;
+		p.src = dst_;
+		p.dst = src_;
+		p.plane = ack.path_id % net_.cfg().planes;
+		p.sport = ack.sport;
+		p.bytes = kAckBytes;
+		p.ack = ack;
+		net_.send(p);
+	}
+
+	void tx_done(const mrc_completion &c) override
+	{
+		if (c.status != MRC_CONN_OK) {
+			net_.fail("flow " + std::to_string(id_) + ": completion error " +
+				  std::to_string(c.status));
+			return;
+		}
+		if (c.cookie != msgs_tx)
+			net_.fail("flow " + std::to_string(id_) + ": cookie out of order");
+		tx_complete(c.cookie);
+	}
+
+	void post(mrc_conn *c) override
+	{
+		if (c != a_.get())
+			return;
+		while (!pending_.empty() &&
+		       mrc_conn_tx_post(c, 0, (uint32_t)pending_.front(), next_cookie_, nullptr)) {
+			pending_.pop_front();
+			next_cookie_++;
+		}
+	}
+
+	void data_out(const mrc_tx_seg &seg) override
+	{
+		Pkt &p = net_.alloc();
+
+		p.kind = MRC_DATA;
+		p.flow = id_;
+		p.src = src_;
+		p.dst = dst_;
+		p.plane = seg.path_id % net_.cfg().planes;
+		p.sport = seg.sport;
+		p.bytes = kEncap + MRC_WIRE_DATA_OVERHEAD + seg.len;
+		p.seg = seg;
+		net_.send(p);
+	}
+
+	std::unique_ptr<mrc_conn> a_, b_;
+	mrc_conn_cfg cfg_;
+	mrc_cc_share *share_;
+	mrc_cc_share own_share_;	// the sender's device (receives no data)
+	std::deque<uint64_t> pending_;	// posted by the application, not yet by the core
+	uint64_t next_cookie_ = 0, dups_ = 0;
+	uint64_t armed_[2] = {~0ull, ~0ull};
+	std::deque<std::vector<uint8_t>> placed_;	// per message, per segment
+	uint64_t placed_base_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<Flow> make_mrc_flow(Net &net, const TransportCfg &tc, uint32_t id,
+				    uint32_t src, uint32_t dst, mrc_cc_share *rx_share)
+{
+	return std::make_unique<MrcFlow>(net, tc, id, src, dst, rx_share);
+}
+
+} // namespace scale
