@@ -54,11 +54,12 @@ top_wait() {
 	wait_until "another metaroce-top table" tables_more_than "$((n + 1))"
 }
 
-top_stop() {
+# pid_stop LOG WHAT: ends the process whose id LOG.pid holds
+pid_stop() {
 	local pid
-	pid=$(cat "$TLOG.pid")
+	pid=$(cat "$1.pid")
 	kill "$pid" 2>/dev/null || true
-	wait_until "metaroce-top gone" test ! -e "/proc/$pid"
+	wait_until "$2 gone" test ! -e "/proc/$pid"
 }
 
 # check QPN: a row of DEV mrc0 and QPN (decimal) with TX_PKTS and SRTT_US > 0
@@ -99,13 +100,6 @@ exporter_start() {
 	setsid bash -c 'echo $$ > "$0.pid"; exec timeout 300 "$1" --listen 127.0.0.1:9966 > "$0" 2>&1' \
 		"$XLOG" "$EXPORTER" < /dev/null > /dev/null 2>&1 &
 	wait_until "exporter serving" grep -qs "serving" "$XLOG"
-}
-
-exporter_stop() {
-	local pid
-	pid=$(cat "$XLOG.pid")
-	kill "$pid" 2>/dev/null || true
-	wait_until "exporter gone" test ! -e "/proc/$pid"
 }
 
 vserver() {
@@ -238,6 +232,6 @@ g a wait_until "metaroce-top --json shows QP $vqpn moving" json_has_qp "$vqpn"
 g a fail_path1 "$vqpn"
 g a vdone
 g b vdone
-g a exporter_stop
-g a top_stop
+g a pid_stop "$XLOG" metaroce-exporter
+g a pid_stop "$TLOG" metaroce-top
 echo "ok: 80-telemetry"
