@@ -82,6 +82,7 @@ const struct verbs_context_ops mrc_context_ops = {
 	.alloc_pd = mrc_alloc_pd,
 	.create_ah = mrc_create_ah,
 	.create_cq = mrc_create_cq,
+	.create_cq_ex = mrc_create_cq_ex,
 	.create_qp = mrc_create_qp,
 	.create_qp_ex = mrc_create_qp_ex,
 	.create_srq = mrc_create_srq,

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// mrc_verbs_contract: the provider against the verbs contract hardware
+// providers keep, on one device: two RC QPs of it connected to each other
+// (loopback, [ENC-17]).
+//
+//   send-reset, send-init, send-rtr   ibv_post_send before RTS fails with
+//                     EINVAL and *bad_wr at the first WR; ibv_wr_complete
+//                     too; nothing of it ever completes
+//   recv-reset        ibv_post_recv in RESET: EINVAL; in INIT it works
+//   recv-sges, send-sges   one SGE more than the QP's cap: EINVAL at post
+//   cq-ex-flags       ibv_create_cq_ex with a field the ring does not
+//                     carry (completion timestamp): EOPNOTSUPP
+//   cq-ex-empty       ibv_start_poll on an empty CQ: ENOENT
+//   cq-ex-recv        a SEND_WITH_IMM of two SGEs (ibv_wr_* API) lands,
+//                     bytes compared, and its receive completion reads
+//                     right through every ibv_wc_read_*() accessor
+//   send-cq           the sender's CQ holds that send's completion and
+//                     nothing for any refused post
+//
+//   mrc_verbs_contract -d DEV [-g GID_INDEX]
+//
+// Output: "ok STEP" / "fail STEP: why" lines and "all steps passed"; exit
+// status 0 when every step passed.
+
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "report.h"
+
+const char *const mrc_tool::kName = "mrc_verbs_contract";
+
+namespace {
+
+using mrc_tool::die;
+using mrc_tool::failures;
+using mrc_tool::report;
+
+constexpr uint32_t kBuf = 8192;
+constexpr uint32_t kSges = 2;
+constexpr uint32_t kImm = 0x1234abcd;
+
+struct Env {
+	ibv_context *ctx = nullptr;
+	ibv_pd *pd = nullptr;
+	ibv_mr *mr = nullptr;
+	uint8_t *buf = nullptr;
+	ibv_cq *scq = nullptr;		// A's send CQ (plain)
+	ibv_cq_ex *rcq = nullptr;	// B's receive CQ (extended)
+	ibv_cq *other = nullptr;	// the rest
+	ibv_qp *a = nullptr, *b = nullptr;
+	ibv_gid gid = {};
+	int gidx = 1;
+};
+
+ibv_context *open_ctx(const char *name)
+{
+	int n = 0;
+	ibv_device **list = ibv_get_device_list(&n);
+	ibv_context *ctx = nullptr;
+
+	if (!list)
+		die("no device list");
+	for (int i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		die("cannot open %s", name);
+	return ctx;
+}
+
+ibv_qp *make_qp(Env &e, ibv_cq *scq, ibv_cq *rcq)
+{
+	ibv_qp_init_attr_ex ia = {};
+
+	ia.send_cq = scq;
+	ia.recv_cq = rcq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 8;
+	ia.cap.max_recv_wr = 8;
+	ia.cap.max_send_sge = kSges;
+	ia.cap.max_recv_sge = kSges;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ia.pd = e.pd;
+	ia.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	ibv_qp *qp = ibv_create_qp_ex(e.ctx, &ia);
+	if (!qp)
+		die("create_qp_ex: %s", strerror(errno));
+	return qp;
+}
+
+void to_init(ibv_qp *qp)
+{
+	ibv_qp_attr a = {};
+
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("INIT: %s", strerror(errno));
+}
+
+void to_rtr(Env &e, ibv_qp *qp, uint32_t dqpn)
+{
+	ibv_qp_attr a = {};
+
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 1000;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = e.gid;
+	a.ah_attr.grh.sgid_index = static_cast<uint8_t>(e.gidx);
+	a.ah_attr.grh.hop_limit = 64;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				     IBV_QP_MAX_DEST_RD_ATOMIC |
+				     IBV_QP_MIN_RNR_TIMER))
+		die("RTR: %s", strerror(errno));
+}
+
+void to_rts(ibv_qp *qp)
+{
+	ibv_qp_attr a = {};
+
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 1000;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+				     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("RTS: %s", strerror(errno));
+}
+
+// A SEND of @nsge SGEs of 16 bytes from the buffer's start.
+int post_send(Env &e, ibv_qp *qp, uint32_t nsge, ibv_send_wr **bad)
+{
+	ibv_sge sge[kSges + 1];
+	ibv_send_wr wr = {};
+
+	for (uint32_t i = 0; i < nsge; i++)
+		sge[i] = { reinterpret_cast<uintptr_t>(e.buf) + 16 * i, 16,
+			   e.mr->lkey };
+	wr.wr_id = 0xbad;
+	wr.sg_list = sge;
+	wr.num_sge = static_cast<int>(nsge);
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	*bad = nullptr;
+	int err = ibv_post_send(qp, &wr, bad);
+	if (err && *bad != &wr)
+		return -1;	// bad_wr must name the refused WR
+	return err;
+}
+
+int post_recv(Env &e, ibv_qp *qp, uint32_t nsge, uint64_t wr_id,
+	      uint32_t off)
+{
+	ibv_sge sge[kSges + 1];
+	ibv_recv_wr wr = {}, *bad = nullptr;
+
+	for (uint32_t i = 0; i < nsge; i++)
+		sge[i] = { reinterpret_cast<uintptr_t>(e.buf) + off + 1024 * i,
+			   1024, e.mr->lkey };
+	wr.wr_id = wr_id;
+	wr.sg_list = sge;
+	wr.num_sge = static_cast<int>(nsge);
+	int err = ibv_post_recv(qp, &wr, &bad);
+	if (err && bad != &wr)
+		return -1;
+	return err;
+}
+
+// The ibv_wr_*() API: one SEND; its ibv_wr_complete()'s result.
+int wr_send(Env &e, ibv_qp *qp, bool imm)
+{
+	ibv_qp_ex *x = ibv_qp_to_qp_ex(qp);
+	ibv_sge sge[kSges] = {
+		{ reinterpret_cast<uintptr_t>(e.buf), 100, e.mr->lkey },
+		{ reinterpret_cast<uintptr_t>(e.buf) + 200, 50, e.mr->lkey },
+	};
+
+	ibv_wr_start(x);
+	x->wr_id = imm ? 7 : 0xbad;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	if (imm)
+		ibv_wr_send_imm(x, htobe32(kImm));
+	else
+		ibv_wr_send(x);
+	ibv_wr_set_sge_list(x, kSges, sge);
+	return ibv_wr_complete(x);
+}
+
+void check_refused(const char *step, int err)
+{
+	report(err == EINVAL, step, err == EINVAL ? "EINVAL" :
+	       err < 0 ? "bad_wr does not name the refused WR" :
+	       "returned %d (%s)", err, strerror(err));
+}
+
+template <typename F> bool wait_for(F f)
+{
+	auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+
+	while (std::chrono::steady_clock::now() < end)
+		if (f())
+			return true;
+	return false;
+}
+
+void cq_ex_steps(Env &e)
+{
+	ibv_cq_ex *cqx = e.rcq;
+	ibv_poll_cq_attr pa = {};
+	int err;
+
+	err = ibv_start_poll(cqx, &pa);
+	report(err == ENOENT, "cq-ex-empty", "start_poll returned %d", err);
+	if (!err)
+		ibv_end_poll(cqx);
+
+	// A's SEND_WITH_IMM: 100 bytes at 0 and 50 at 200
+	for (uint32_t i = 0; i < 256; i++)
+		e.buf[i] = static_cast<uint8_t>(i * 7 + 3);
+	err = wr_send(e, e.a, true);
+	if (err)
+		die("wr_send: %s", strerror(err));
+	bool got = wait_for([&] {
+		err = ibv_start_poll(cqx, &pa);
+		return err != ENOENT;
+	});
+	if (!got || err) {
+		report(false, "cq-ex-recv", "no receive completion (%d)", err);
+		return;
+	}
+	bool ok = cqx->status == IBV_WC_SUCCESS && cqx->wr_id == 200 &&
+		  ibv_wc_read_opcode(cqx) == IBV_WC_RECV &&
+		  ibv_wc_read_byte_len(cqx) == 150 &&
+		  (ibv_wc_read_wc_flags(cqx) & IBV_WC_WITH_IMM) &&
+		  be32toh(ibv_wc_read_imm_data(cqx)) == kImm &&
+		  ibv_wc_read_qp_num(cqx) == e.b->qp_num &&
+		  ibv_wc_read_vendor_err(cqx) == 0;
+	char why[160];
+	snprintf(why, sizeof(why),
+		 "status %d wr_id %llu opcode %d len %u flags %#x imm %#x qp %u",
+		 cqx->status, (unsigned long long)cqx->wr_id,
+		 ibv_wc_read_opcode(cqx), ibv_wc_read_byte_len(cqx),
+		 ibv_wc_read_wc_flags(cqx), be32toh(ibv_wc_read_imm_data(cqx)),
+		 ibv_wc_read_qp_num(cqx));
+	int more = ibv_next_poll(cqx);
+	ibv_end_poll(cqx);
+	// B's receive buffer: 1024 bytes at 4096, then 1024 at 5120
+	const uint8_t *rx = e.buf + 4096;
+	bool same = !memcmp(rx, e.buf, 100) && !memcmp(rx + 100, e.buf + 200, 50);
+	report(ok && same && more == ENOENT, "cq-ex-recv", "%s%s%s", why,
+	       same ? ", bytes match" : ", BYTES DIFFER",
+	       more == ENOENT ? "" : ", a second completion");
+}
+
+void send_cq_step(Env &e)
+{
+	ibv_wc wc[4];
+	int n = 0;
+
+	wait_for([&] {
+		int r = ibv_poll_cq(e.scq, 4 - n, wc + n);
+		if (r > 0)
+			n += r;
+		return n > 0;
+	});
+	// anything refused would have completed by now, before or after it
+	usleep(100000);
+	int r = ibv_poll_cq(e.scq, 4 - n, wc + n);
+	if (r > 0)
+		n += r;
+	report(n == 1 && wc[0].wr_id == 7 && wc[0].status == IBV_WC_SUCCESS &&
+	       wc[0].opcode == IBV_WC_SEND, "send-cq",
+	       "%d completion(s), first wr_id %llu status %d", n,
+	       n ? (unsigned long long)wc[0].wr_id : 0ULL, n ? wc[0].status : -1);
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+	const char *dev = nullptr;
+	Env e;
+	int opt;
+	ibv_send_wr *bad;
+
+	while ((opt = getopt(argc, argv, "d:g:")) != -1) {
+		switch (opt) {
+		case 'd':
+			dev = optarg;
+			break;
+		case 'g':
+			e.gidx = atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s -d DEV [-g GID_INDEX]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (!dev) {
+		fprintf(stderr, "usage: %s -d DEV [-g GID_INDEX]\n", argv[0]);
+		return 2;
+	}
+	e.ctx = open_ctx(dev);
+	if (ibv_query_gid(e.ctx, 1, e.gidx, &e.gid))
+		die("query_gid %d", e.gidx);
+	e.pd = ibv_alloc_pd(e.ctx);
+	e.buf = static_cast<uint8_t *>(aligned_alloc(4096, kBuf));
+	if (!e.pd || !e.buf)
+		die("pd or buffer");
+	memset(e.buf, 0, kBuf);
+	e.mr = ibv_reg_mr(e.pd, e.buf, kBuf, IBV_ACCESS_LOCAL_WRITE);
+	e.scq = ibv_create_cq(e.ctx, 16, nullptr, nullptr, 0);
+	e.other = ibv_create_cq(e.ctx, 16, nullptr, nullptr, 0);
+	if (!e.mr || !e.scq || !e.other)
+		die("mr or cq: %s", strerror(errno));
+
+	ibv_cq_init_attr_ex ca = {};
+	ca.cqe = 16;
+	ca.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	ibv_cq_ex *bad_cq = ibv_create_cq_ex(e.ctx, &ca);
+	report(!bad_cq && errno == EOPNOTSUPP, "cq-ex-flags", "%s",
+	       bad_cq ? "created" : strerror(errno));
+	ca.wc_flags = IBV_WC_STANDARD_FLAGS;
+	e.rcq = ibv_create_cq_ex(e.ctx, &ca);
+	// without one the other steps still run, on a plain CQ
+	report(e.rcq, "cq-ex-create", "%s", e.rcq ? "" : strerror(errno));
+
+	e.a = make_qp(e, e.scq, e.other);
+	e.b = make_qp(e, e.other, e.rcq ? ibv_cq_ex_to_cq(e.rcq) : e.other);
+
+	check_refused("send-reset", post_send(e, e.a, 1, &bad));
+	check_refused("recv-reset", post_recv(e, e.b, 1, 100, 4096));
+	to_init(e.a);
+	to_init(e.b);
+	check_refused("send-init", post_send(e, e.a, 1, &bad));
+	check_refused("wr-complete-init", wr_send(e, e.a, false));
+	int err = post_recv(e, e.b, kSges, 200, 4096);
+	report(!err, "recv-init", "post_recv in INIT returned %d", err);
+	check_refused("recv-sges", post_recv(e, e.b, kSges + 1, 0xbad, 6144));
+	to_rtr(e, e.a, e.b->qp_num);
+	to_rtr(e, e.b, e.a->qp_num);
+	check_refused("send-rtr", post_send(e, e.a, 1, &bad));
+	to_rts(e.a);
+	to_rts(e.b);
+	check_refused("send-sges", post_send(e, e.a, kSges + 1, &bad));
+
+	if (e.rcq)
+		cq_ex_steps(e);
+	else
+		wr_send(e, e.a, true);
+	send_cq_step(e);
+
+	ibv_destroy_qp(e.a);
+	ibv_destroy_qp(e.b);
+	if (e.rcq)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(e.rcq));
+	ibv_destroy_cq(e.scq);
+	ibv_destroy_cq(e.other);
+	ibv_dereg_mr(e.mr);
+	ibv_dealloc_pd(e.pd);
+	ibv_close_device(e.ctx);
+	free(e.buf);
+	if (failures) {
+		printf("%d step(s) failed\n", failures);
+		return 1;
+	}
+	printf("all steps passed\n");
+	return 0;
+}
