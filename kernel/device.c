@@ -281,6 +281,14 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 
 	/* SMC-R and RDS only accept IB CAs; that is what we emulate. */
 	ibdev->node_type = RDMA_NODE_IB_CA;
+	/*
+	 * The netdev's device (a NIC's PCI function, virtio ...), if it has
+	 * one, as our parent: /sys/class/infiniband/<dev>/device/net/ then
+	 * shows the netdev, and tools that map RDMA devices to NICs and bus
+	 * topology (rdma_cm users, NCCL) find it. DMA is unaffected: we
+	 * register without a DMA device (virtual DMA).
+	 */
+	ibdev->dev.parent = ndev->dev.parent;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();
 	/*
