@@ -228,6 +228,8 @@ int mrc_destroy_srq(struct ibv_srq *ibsrq);
 /* mr.c */
 struct ibv_mr *mrc_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			  uint64_t hca_va, int access);
+int mrc_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		 void *addr, size_t length, int access);
 int mrc_dereg_mr(struct verbs_mr *vmr);
 struct ibv_ah *mrc_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int mrc_destroy_ah(struct ibv_ah *ah);

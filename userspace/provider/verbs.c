@@ -104,5 +104,6 @@ const struct verbs_context_ops mrc_context_ops = {
 	.query_qp = mrc_query_qp,
 	.query_srq = mrc_query_srq,
 	.reg_mr = mrc_reg_mr,
+	.rereg_mr = mrc_rereg_mr,
 	.req_notify_cq = mrc_req_notify_cq,
 };

@@ -17,6 +17,11 @@
 //                     right through every ibv_wc_read_*() accessor
 //   send-cq           the sender's CQ holds that send's completion and
 //                     nothing for any refused post
+//   rereg-trans       ibv_rereg_mr to a new range: a WRITE with the new
+//                     rkey lands there, the old range untouched
+//   rereg-pd          to another PD and back
+//   rereg-access      without remote write: the WRITE completes with
+//                     REM_ACCESS_ERR and nothing lands (last: QPs in ERR)
 //
 //   mrc_verbs_contract -d DEV [-g GID_INDEX]
 //
@@ -295,6 +300,83 @@ void send_cq_step(Env &e)
 	       n ? (unsigned long long)wc[0].wr_id : 0ULL, n ? wc[0].status : -1);
 }
 
+// One completion of A's send CQ, or status -1 if none came.
+ibv_wc one_send_wc(Env &e)
+{
+	ibv_wc wc = {};
+
+	wc.status = static_cast<ibv_wc_status>(-1);
+	wait_for([&] { return ibv_poll_cq(e.scq, 1, &wc) > 0; });
+	return wc;
+}
+
+int rdma_write(Env &e, void *to, uint32_t rkey, uint64_t wr_id)
+{
+	ibv_sge sge = { reinterpret_cast<uintptr_t>(e.buf), 64, e.mr->lkey };
+	ibv_send_wr wr = {}, *bad = nullptr;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(to);
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(e.a, &wr, &bad);
+}
+
+// ibv_rereg_mr: a new translation takes WRITEs (the old range no more),
+// a new PD is the MR's, and without remote write access the WRITE fails
+// at the target (REM_ACCESS_ERR; the QPs end in ERR, so this comes last).
+void rereg_steps(Env &e)
+{
+	uint8_t *old_buf = static_cast<uint8_t *>(aligned_alloc(4096, 4096));
+	uint8_t *new_buf = static_cast<uint8_t *>(aligned_alloc(4096, 4096));
+	ibv_pd *pd2 = ibv_alloc_pd(e.ctx);
+
+	if (!old_buf || !new_buf || !pd2)
+		die("rereg buffers");
+	memset(old_buf, 0, 4096);
+	memset(new_buf, 0, 4096);
+	ibv_mr *m = ibv_reg_mr(e.pd, old_buf, 4096,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!m)
+		die("reg_mr: %s", strerror(errno));
+	for (uint32_t i = 0; i < 64; i++)
+		e.buf[i] = static_cast<uint8_t>(0xa5 ^ i);
+
+	int err = ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_TRANSLATION, nullptr,
+			       new_buf, 4096, 0);
+	ibv_wc wc = {};
+	if (!err && !rdma_write(e, new_buf + 128, m->rkey, 8))
+		wc = one_send_wc(e);
+	uint8_t zero[64] = {};
+	bool landed = !memcmp(new_buf + 128, e.buf, 64) &&
+		      !memcmp(old_buf + 128, zero, 64);
+	report(!err && wc.status == IBV_WC_SUCCESS && wc.wr_id == 8 && landed,
+	       "rereg-trans", "rereg %d, WRITE status %d, %s", err, wc.status,
+	       landed ? "bytes in the new range only" : "BYTES WRONG");
+
+	err = ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_PD, pd2, nullptr, 0, 0);
+	report(!err && m->pd == pd2, "rereg-pd", "rereg %d", err);
+
+	err = ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS,
+			   e.pd, nullptr, 0, IBV_ACCESS_LOCAL_WRITE);
+	memset(new_buf, 0, 4096);
+	wc = {};
+	if (!err && !rdma_write(e, new_buf + 128, m->rkey, 9))
+		wc = one_send_wc(e);
+	landed = memcmp(new_buf + 128, zero, 64);
+	report(!err && wc.status == IBV_WC_REM_ACCESS_ERR && wc.wr_id == 9 &&
+	       !landed, "rereg-access", "rereg %d, WRITE status %d%s", err,
+	       wc.status, landed ? ", BYTES LANDED" : "");
+
+	ibv_dereg_mr(m);
+	ibv_dealloc_pd(pd2);
+	free(old_buf);
+	free(new_buf);
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -370,6 +452,7 @@ int main(int argc, char **argv)
 	else
 		wr_send(e, e.a, true);
 	send_cq_step(e);
+	rereg_steps(e);
 
 	ibv_destroy_qp(e.a);
 	ibv_destroy_qp(e.b);
