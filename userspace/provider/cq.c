@@ -220,6 +220,45 @@ int mrc_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	return n;
 }
 
+MRC_DRV_CMD(mrc_resize_cq, ibv_resize_cq, ib_uverbs_resize_cq_resp,
+	    mrc_empty, metaroce_resize_cq_resp);
+
+/*
+ * The kernel moves what we have not polled into a new ring and answers
+ * with it; pollers wait on the lock until it is mapped, so the consumer
+ * index the kernel took from the old ring is our last word on it. The old
+ * mapping goes once the new one is in place.
+ */
+int mrc_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct mrc_cq *cq = to_mcq(ibcq);
+	struct mrc_resize_cq_resp resp;
+	struct mrc_resize_cq cmd;
+	struct mrc_ring fresh = {};
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	pthread_spin_lock(&cq->lock);
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (!err)
+		err = mrc_ring_map(&fresh, ibcq->context->cmd_fd,
+				   &resp.drv_payload.cq,
+				   sizeof(struct ib_uverbs_wc));
+	if (!err) {
+		mrc_ring_unmap(&cq->ring);
+		cq->ring = fresh;
+		cq->ring.mine = mrc_load_acquire(&cq->ring.hdr->consumer);
+	}
+	pthread_spin_unlock(&cq->lock);
+	/*
+	 * A map that failed after the kernel resized leaves the CQ without a
+	 * ring we can read: report it; destroying the CQ still works.
+	 */
+	return err;
+}
+
 int mrc_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	mrc_cq_kick(to_mcq(ibcq));

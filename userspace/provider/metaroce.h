@@ -188,6 +188,7 @@ struct ibv_cq *mrc_create_cq(struct ibv_context *ibctx, int cqe,
 int mrc_destroy_cq(struct ibv_cq *ibcq);
 int mrc_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int mrc_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+int mrc_resize_cq(struct ibv_cq *ibcq, int cqe);
 /* The ring of a CQ the kernel just created; destroys it on failure. */
 int mrc_cq_setup(struct mrc_cq *cq, int cmd_fd,
 		 const struct metaroce_create_cq_resp *drv);

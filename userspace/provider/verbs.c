@@ -106,4 +106,5 @@ const struct verbs_context_ops mrc_context_ops = {
 	.reg_mr = mrc_reg_mr,
 	.rereg_mr = mrc_rereg_mr,
 	.req_notify_cq = mrc_req_notify_cq,
+	.resize_cq = mrc_resize_cq,
 };

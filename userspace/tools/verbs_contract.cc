@@ -17,6 +17,8 @@
 //                     right through every ibv_wc_read_*() accessor
 //   send-cq           the sender's CQ holds that send's completion and
 //                     nothing for any refused post
+//   resize-cq         the extended CQ, holding three receive completions:
+//                     resized to 1 it refuses, to 64 it keeps all three
 //   rereg-trans       ibv_rereg_mr to a new range: a WRITE with the new
 //                     rkey lands there, the old range untouched
 //   rereg-pd          to another PD and back
@@ -325,6 +327,52 @@ int rdma_write(Env &e, void *to, uint32_t rkey, uint64_t wr_id)
 	return ibv_post_send(e.a, &wr, &bad);
 }
 
+// ibv_resize_cq on a CQ holding completions nobody polled yet: too small
+// for them it fails and keeps them; larger, they are all still there, in
+// order, and the CQ reports its new size.
+void resize_step(Env &e)
+{
+	ibv_cq *cq = ibv_cq_ex_to_cq(e.rcq);
+	ibv_sge sge = { reinterpret_cast<uintptr_t>(e.buf), 16, e.mr->lkey };
+	ibv_send_wr wr = {}, *bad = nullptr;
+	int n = 0;
+
+	for (uint64_t i = 0; i < 3; i++)
+		if (post_recv(e, e.b, 1, 300 + i, 4096 + 1024 * static_cast<uint32_t>(i)))
+			die("post_recv");
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	for (uint64_t i = 0; i < 3; i++) {
+		wr.wr_id = 30 + i;
+		if (ibv_post_send(e.a, &wr, &bad))
+			die("post_send");
+	}
+	// a SEND completes once acknowledged, after its receive completed
+	for (int i = 0; i < 3; i++)
+		n += one_send_wc(e).status == IBV_WC_SUCCESS;
+	if (n != 3) {
+		report(false, "resize-cq", "%d of 3 SENDs completed", n);
+		return;
+	}
+	int small = ibv_resize_cq(cq, 1);
+	int err = ibv_resize_cq(cq, 64);
+	ibv_poll_cq_attr pa = {};
+	uint64_t ids[4] = {};
+	n = 0;
+	if (!err && !ibv_start_poll(e.rcq, &pa)) {
+		do
+			ids[n++] = e.rcq->wr_id;
+		while (n < 4 && !ibv_next_poll(e.rcq));
+		ibv_end_poll(e.rcq);
+	}
+	report(small && !err && cq->cqe >= 64 && n == 3 && ids[0] == 300 &&
+	       ids[1] == 301 && ids[2] == 302, "resize-cq",
+	       "to 1: %d, to 64: %d (cqe %d), %d completions after it", small,
+	       err, cq->cqe, n);
+}
+
 // ibv_rereg_mr: a new translation takes WRITEs (the old range no more),
 // a new PD is the MR's, and without remote write access the WRITE fails
 // at the target (REM_ACCESS_ERR; the QPs end in ERR, so this comes last).
@@ -452,6 +500,8 @@ int main(int argc, char **argv)
 	else
 		wr_send(e, e.a, true);
 	send_cq_step(e);
+	if (e.rcq)
+		resize_step(e);
 	rereg_steps(e);
 
 	ibv_destroy_qp(e.a);
