@@ -28,6 +28,8 @@ struct mrc_qp_hooks;
 struct mrc_sge;
 
 /* Device limits the verbs objects enforce and query_device reports. */
+#define MRC_VENDOR_ID		0xffffff	/* no OUI, as rdma_rxe */
+#define MRC_VENDOR_PART_ID	0x4d52		/* "MR" */
 #define MRC_MAX_QP_WR		16384
 #define MRC_MAX_SGE		32
 #define MRC_MAX_INLINE		512

@@ -23,7 +23,13 @@
 //                     rkey lands there, the old range untouched
 //   rereg-pd          to another PD and back
 //   rereg-access      without remote write: the WRITE completes with
-//                     REM_ACCESS_ERR and nothing lands (last: QPs in ERR)
+//                     REM_ACCESS_ERR and nothing lands (QPs in ERR)
+//   limit-msg         a SEND of max_msg_sz (2 GiB) + 1 bytes: EINVAL at post
+//   attr-ids          vendor and part ID, firmware version, max_msg_sz,
+//                     port capabilities (CM, IP-based GIDs), max_mw 0
+//   limit-*           max_cqe, max_qp_wr (send, receive), max_sge (send,
+//                     receive), max_srq_wr, max_srq_sge, max_qp_rd_atom,
+//                     max_qp_init_rd_atom: at the limit works, one past fails
 //
 //   mrc_verbs_contract -d DEV [-g GID_INDEX]
 //
@@ -425,6 +431,138 @@ void rereg_steps(Env &e)
 	free(new_buf);
 }
 
+// Each advertised limit, tried at the limit and one past it.
+void limit_steps(Env &e)
+{
+	ibv_device_attr d = {};
+	ibv_port_attr p = {};
+
+	if (ibv_query_device(e.ctx, &d) || ibv_query_port(e.ctx, 1, &p))
+		die("query_device/port");
+	report(d.vendor_id == 0xffffff && d.vendor_part_id == 0x4d52 &&
+	       d.fw_ver[0] && strcmp(d.fw_ver, "0.0.0") &&
+	       p.max_msg_sz == 1u << 31 &&
+	       (p.port_cap_flags & IBV_PORT_CM_SUP) &&
+	       (p.port_cap_flags & IBV_PORT_IP_BASED_GIDS) && d.max_mw == 0,
+	       "attr-ids", "vendor %#x part %#x fw %s max_msg_sz %#x caps %#x max_mw %d",
+	       d.vendor_id, d.vendor_part_id, d.fw_ver, p.max_msg_sz,
+	       p.port_cap_flags, d.max_mw);
+
+	ibv_cq *cq = ibv_create_cq(e.ctx, d.max_cqe, nullptr, nullptr, 0);
+	ibv_cq *cq1 = ibv_create_cq(e.ctx, d.max_cqe + 1, nullptr, nullptr, 0);
+	report(cq && !cq1, "limit-cqe", "max_cqe %d: %s, +1: %s", d.max_cqe,
+	       cq ? "ok" : "refused", cq1 ? "CREATED" : "refused");
+	if (cq1)
+		ibv_destroy_cq(cq1);
+	if (!cq)
+		return;
+
+	struct Try {
+		const char *step;
+		uint32_t ibv_qp_cap::*field;
+		int limit;
+	} tries[] = {
+		{ "limit-send-wr", &ibv_qp_cap::max_send_wr, d.max_qp_wr },
+		{ "limit-recv-wr", &ibv_qp_cap::max_recv_wr, d.max_qp_wr },
+		{ "limit-send-sge", &ibv_qp_cap::max_send_sge, d.max_sge },
+		{ "limit-recv-sge", &ibv_qp_cap::max_recv_sge, d.max_sge },
+	};
+	for (const Try &t : tries) {
+		ibv_qp *qp[2] = {};
+		for (int past = 0; past < 2; past++) {
+			ibv_qp_init_attr ia = {};
+			ia.send_cq = cq;
+			ia.recv_cq = cq;
+			ia.qp_type = IBV_QPT_RC;
+			ia.cap = { 1, 1, 1, 1, 0 };
+			ia.cap.*t.field = static_cast<uint32_t>(t.limit + past);
+			qp[past] = ibv_create_qp(e.pd, &ia);
+		}
+		report(qp[0] && !qp[1], t.step, "%d: %s, +1: %s", t.limit,
+		       qp[0] ? "ok" : "refused", qp[1] ? "CREATED" : "refused");
+		for (ibv_qp *q : qp)
+			if (q)
+				ibv_destroy_qp(q);
+	}
+
+	for (int which = 0; which < 2; which++) {
+		ibv_srq *srq[2] = {};
+		int limit = which ? d.max_srq_sge : d.max_srq_wr;
+		for (int past = 0; past < 2; past++) {
+			ibv_srq_init_attr sa = {};
+			sa.attr.max_wr = which ? 1 : static_cast<uint32_t>(limit + past);
+			sa.attr.max_sge = which ? static_cast<uint32_t>(limit + past) : 1;
+			srq[past] = ibv_create_srq(e.pd, &sa);
+		}
+		report(srq[0] && !srq[1], which ? "limit-srq-sge" : "limit-srq-wr",
+		       "%d: %s, +1: %s", limit, srq[0] ? "ok" : "refused",
+		       srq[1] ? "CREATED" : "refused");
+		for (ibv_srq *q : srq)
+			if (q)
+				ibv_destroy_srq(q);
+	}
+
+	// RDMA READ/ATOMIC depth: the responder's at RTR, the requester's at RTS
+	for (int rts = 0; rts < 2; rts++) {
+		int limit = rts ? d.max_qp_init_rd_atom : d.max_qp_rd_atom;
+		int res[2];
+		for (int past = 0; past < 2; past++) {
+			ibv_qp *q = make_qp(e, cq, cq);
+			to_init(q);
+			ibv_qp_attr a = {};
+			a.qp_state = IBV_QPS_RTR;
+			a.path_mtu = IBV_MTU_1024;
+			a.dest_qp_num = q->qp_num;
+			a.rq_psn = 1;
+			a.max_dest_rd_atomic = static_cast<uint8_t>(rts ? 1 : limit + past);
+			a.min_rnr_timer = 12;
+			a.ah_attr.is_global = 1;
+			a.ah_attr.port_num = 1;
+			a.ah_attr.grh.dgid = e.gid;
+			a.ah_attr.grh.sgid_index = static_cast<uint8_t>(e.gidx);
+			a.ah_attr.grh.hop_limit = 64;
+			res[past] = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_AV |
+					IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+					IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+					IBV_QP_MIN_RNR_TIMER);
+			if (rts && !res[past]) {
+				ibv_qp_attr r = {};
+				r.qp_state = IBV_QPS_RTS;
+				r.timeout = 14;
+				r.retry_cnt = 7;
+				r.rnr_retry = 7;
+				r.sq_psn = 1;
+				r.max_rd_atomic = static_cast<uint8_t>(limit + past);
+				res[past] = ibv_modify_qp(q, &r, IBV_QP_STATE |
+					IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+					IBV_QP_MAX_QP_RD_ATOMIC);
+			}
+			ibv_destroy_qp(q);
+		}
+		report(!res[0] && res[1], rts ? "limit-init-rd-atom" : "limit-rd-atom",
+		       "%d: %d, +1: %d", limit, res[0], res[1]);
+	}
+	ibv_destroy_cq(cq);
+}
+
+// max_msg_sz + 1 bytes in one SEND (SGEs may overlap): refused at post.
+void msg_size_step(Env &e)
+{
+	ibv_sge sge[kSges];
+	ibv_send_wr wr = {}, *bad = nullptr;
+	uint64_t want = (1ull << 31) + 1;
+
+	sge[0] = { reinterpret_cast<uintptr_t>(e.buf), 1u << 30, e.mr->lkey };
+	sge[1] = { reinterpret_cast<uintptr_t>(e.buf), (1u << 30) + 1, e.mr->lkey };
+	wr.sg_list = sge;
+	wr.num_sge = kSges;
+	wr.opcode = IBV_WR_SEND;
+	int err = ibv_post_send(e.a, &wr, &bad);
+	report(err == EINVAL && bad == &wr && sge[0].length + uint64_t(sge[1].length) == want,
+	       "limit-msg", "2^31 + 1 bytes: %s", err ? strerror(err) : "POSTED");
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -494,6 +632,7 @@ int main(int argc, char **argv)
 	to_rts(e.a);
 	to_rts(e.b);
 	check_refused("send-sges", post_send(e, e.a, kSges + 1, &bad));
+	msg_size_step(e);
 
 	if (e.rcq)
 		cq_ex_steps(e);
@@ -503,6 +642,7 @@ int main(int argc, char **argv)
 	if (e.rcq)
 		resize_step(e);
 	rereg_steps(e);
+	limit_steps(e);
 
 	ibv_destroy_qp(e.a);
 	ibv_destroy_qp(e.b);
