@@ -123,7 +123,7 @@ void to_init(ibv_qp *qp)
 		die("INIT: %s", strerror(errno));
 }
 
-void to_rtr(Env &e, ibv_qp *qp, uint32_t dqpn)
+int try_rtr(Env &e, ibv_qp *qp, uint32_t dqpn, uint8_t rd_atomic)
 {
 	ibv_qp_attr a = {};
 
@@ -131,21 +131,26 @@ void to_rtr(Env &e, ibv_qp *qp, uint32_t dqpn)
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = dqpn;
 	a.rq_psn = 1000;
-	a.max_dest_rd_atomic = 1;
+	a.max_dest_rd_atomic = rd_atomic;
 	a.min_rnr_timer = 12;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
 	a.ah_attr.grh.dgid = e.gid;
 	a.ah_attr.grh.sgid_index = static_cast<uint8_t>(e.gidx);
 	a.ah_attr.grh.hop_limit = 64;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				     IBV_QP_MAX_DEST_RD_ATOMIC |
-				     IBV_QP_MIN_RNR_TIMER))
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				    IBV_QP_MAX_DEST_RD_ATOMIC |
+				    IBV_QP_MIN_RNR_TIMER);
+}
+
+void to_rtr(Env &e, ibv_qp *qp, uint32_t dqpn)
+{
+	if (try_rtr(e, qp, dqpn, 1))
 		die("RTR: %s", strerror(errno));
 }
 
-void to_rts(ibv_qp *qp)
+int try_rts(ibv_qp *qp, uint8_t rd_atomic)
 {
 	ibv_qp_attr a = {};
 
@@ -154,10 +159,15 @@ void to_rts(ibv_qp *qp)
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = 1000;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+	a.max_rd_atomic = rd_atomic;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+				    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+void to_rts(ibv_qp *qp)
+{
+	if (try_rts(qp, 1))
 		die("RTS: %s", strerror(errno));
 }
 
@@ -509,35 +519,10 @@ void limit_steps(Env &e)
 		for (int past = 0; past < 2; past++) {
 			ibv_qp *q = make_qp(e, cq, cq);
 			to_init(q);
-			ibv_qp_attr a = {};
-			a.qp_state = IBV_QPS_RTR;
-			a.path_mtu = IBV_MTU_1024;
-			a.dest_qp_num = q->qp_num;
-			a.rq_psn = 1;
-			a.max_dest_rd_atomic = static_cast<uint8_t>(rts ? 1 : limit + past);
-			a.min_rnr_timer = 12;
-			a.ah_attr.is_global = 1;
-			a.ah_attr.port_num = 1;
-			a.ah_attr.grh.dgid = e.gid;
-			a.ah_attr.grh.sgid_index = static_cast<uint8_t>(e.gidx);
-			a.ah_attr.grh.hop_limit = 64;
-			res[past] = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_AV |
-					IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-					IBV_QP_MIN_RNR_TIMER);
-			if (rts && !res[past]) {
-				ibv_qp_attr r = {};
-				r.qp_state = IBV_QPS_RTS;
-				r.timeout = 14;
-				r.retry_cnt = 7;
-				r.rnr_retry = 7;
-				r.sq_psn = 1;
-				r.max_rd_atomic = static_cast<uint8_t>(limit + past);
-				res[past] = ibv_modify_qp(q, &r, IBV_QP_STATE |
-					IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-					IBV_QP_MAX_QP_RD_ATOMIC);
-			}
+			uint8_t at = static_cast<uint8_t>(limit + past);
+			res[past] = try_rtr(e, q, q->qp_num, rts ? 1 : at);
+			if (rts && !res[past])
+				res[past] = try_rts(q, at);
 			ibv_destroy_qp(q);
 		}
 		report(!res[0] && res[1], rts ? "limit-init-rd-atom" : "limit-rd-atom",
