@@ -74,12 +74,18 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	mrc_cc_conn_init(&c->cc, &cfg->cc, now);
 	c->cc.npaths = cfg->npaths;
 	mrc_sched_init(&c->sched, cfg->seed, &cfg->sched);
+	/*
+	 * [PATH-1] each side picks its own number of paths: the peer's may
+	 * exceed ours, and its packets are taken on every path id there is.
+	 */
+	for (i = 0; i < MRC_MAX_PATHS; i++)
+		mrc_path_rx_init(&c->path[i].rx, cfg->rx_isn);
+	c->rx_npaths = cfg->npaths;
 	for (i = 0; i < cfg->npaths; i++) {
 		struct mrc_path *p = &c->path[i];
 
 		p->id = (u8)i;
 		mrc_path_tx_init(&p->tx, &cfg->path, cfg->tx_isn);
-		mrc_path_rx_init(&p->rx, cfg->rx_isn);
 		mrc_cc_path_init(&p->cc, &cfg->cc, now);
 		p->sport = mrc_sched_new_sport(&c->sched, &cfg->sched, c->path, i);
 		/* [PATH-2] connection setup proved the peer reachable */
@@ -377,14 +383,24 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 		m = txmsg(c, msn);
 		break;
 	}
-	if (!m)
+	if (!m) {
+		c->sched.idle_at = now;
 		return false;
+	}
 	len = mrc_min_u32(c->tx_pkt, m->len - m->next_off);
-	if (!conn_room(c, len, true))
+	/*
+	 * [PATH-10] data waits for a window: the paths' rates now show what
+	 * their routes carry, not what the application offered.
+	 */
+	if (!conn_room(c, len, true)) {
+		c->sched.limited_at = now;
 		return false;
+	}
 	pi = pick(c, len, now);
-	if (pi < 0)
+	if (pi < 0) {
+		c->sched.limited_at = now;
 		return false;
+	}
 
 	t = c->tx_nxt++;
 	e = segent(c, t);
@@ -769,7 +785,7 @@ static void ack_all_pending(struct mrc_conn *c, u8 why)
 {
 	u32 i;
 
-	for (i = 0; i < c->cfg.npaths; i++)
+	for (i = 0; i < c->rx_npaths; i++)
 		if (c->path[i].rx.pending)
 			mrc_path_rx_ack_now(&c->path[i].rx, why);
 }
@@ -890,13 +906,14 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 
 	if (c->error)
 		return MRC_RX_DROP;
-	if (seg->path_id >= c->cfg.npaths || seg->stream >= c->cfg.nstreams ||
+	if (seg->path_id >= MRC_MAX_PATHS || seg->stream >= c->cfg.nstreams ||
 	    !seg_shape_ok(c, seg))
 		return rx_invalid(c);
 
 	rx = &c->path[seg->path_id].rx;
 	switch (mrc_path_rx_check(rx, seg->psn)) {
 	case MRC_RX_PSN_NEW:
+		c->rx_npaths = mrc_max_u32(c->rx_npaths, seg->path_id + 1u);
 		break;
 	case MRC_RX_PSN_DUP:
 		/* [REL-6] a copy the network made, or one we gave up on */
@@ -1000,7 +1017,7 @@ enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
 	struct mrc_path_rx *rx;
 	enum mrc_rx_psn psn;
 
-	if (c->error || seg->path_id >= c->cfg.npaths ||
+	if (c->error || seg->path_id >= MRC_MAX_PATHS ||
 	    seg->stream >= c->cfg.nstreams || !seg_shape_ok(c, seg))
 		return MRC_RX_DROP;
 	rx = &c->path[seg->path_id].rx;
@@ -1076,7 +1093,7 @@ static u32 freshest_path(const struct mrc_conn *c)
 {
 	u32 i, best = 0;
 
-	for (i = 1; i < c->cfg.npaths; i++)
+	for (i = 1; i < c->rx_npaths; i++)
 		if (c->path[i].rx.tsecr_at > c->path[best].rx.tsecr_at)
 			best = i;
 	return best;
@@ -1085,17 +1102,17 @@ static u32 freshest_path(const struct mrc_conn *c)
 bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 		       struct mrc_ack_info *ack)
 {
-	u32 k, i = c->cfg.npaths;
+	u32 k, i = c->rx_npaths;
 
-	for (k = 0; k < c->cfg.npaths; k++) {
-		u32 j = (c->ack_rr + k) % c->cfg.npaths;
+	for (k = 0; k < c->rx_npaths; k++) {
+		u32 j = (c->ack_rr + k) % c->rx_npaths;
 
 		if (mrc_path_rx_ack_due(&c->path[j].rx, &c->cfg.path, now)) {
 			i = j;
 			break;
 		}
 	}
-	if (i == c->cfg.npaths) {
+	if (i == c->rx_npaths) {
 		if (!msn_update_due(c))
 			return false;
 		i = freshest_path(c);
@@ -1141,9 +1158,9 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 	if (c->hold_until)
 		t = mrc_min_u64(t, c->hold_until);
 
-	for (i = 0; i < c->cfg.npaths; i++) {
+	for (i = 0; i < c->rx_npaths; i++) {
 		const struct mrc_path *p = &c->path[i];
-		u64 tx_at = mrc_path_tx_deadline(&p->tx);
+		u64 tx_at = i < c->cfg.npaths ? mrc_path_tx_deadline(&p->tx) : 0;
 
 		if (tx_at)
 			t = mrc_min_u64(t, tx_at);

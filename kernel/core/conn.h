@@ -199,7 +199,12 @@ struct mrc_conn_stats {
 
 struct mrc_conn {
 	struct mrc_conn_cfg cfg;
+	/*
+	 * Our paths 0..cfg.npaths-1 send; the peer's path ids, up to
+	 * MRC_MAX_PATHS whatever its own count, are received in path[].rx.
+	 */
 	struct mrc_path path[MRC_MAX_PATHS];
+	u32 rx_npaths;		/* the peer's paths heard of: >= cfg.npaths */
 	struct mrc_cc_conn cc;
 	struct mrc_sched sched;
 	u8 error;		/* enum mrc_conn_error */
@@ -362,9 +367,11 @@ void mrc_conn_ack_release(struct mrc_conn *c);
  */
 static inline u16 mrc_conn_ack_sport(const struct mrc_conn *c, u32 path_id)
 {
-	const struct mrc_path *p = &c->path[path_id < c->cfg.npaths ? path_id : 0];
+	const struct mrc_path *p = &c->path[path_id < MRC_MAX_PATHS ? path_id : 0];
 
-	return p->rx.peer_sport ? p->rx.peer_sport : p->sport;
+	if (p->rx.peer_sport)
+		return p->rx.peer_sport;
+	return path_id < c->cfg.npaths ? p->sport : c->path[0].sport;
 }
 
 /* Build the next ACK that is due at @now; false if none. */

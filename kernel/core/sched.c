@@ -299,8 +299,8 @@ static void move_path(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 }
 
 /*
- * [PATH-10] Once per round of path @i, while the connection streams (its
- * best path delivers 4 segments a round or more):
+ * [PATH-10] Once per round of path @i, while the connection streams (data
+ * waited for a window in the last round):
  *  - balance: a path that delivered less than 2/3 of the best one for
  *    repath_rounds rounds in a row shares its route with more traffic than
  *    the others do (two of our paths hashed onto one link, a link hot with
@@ -309,11 +309,14 @@ static void move_path(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
  *    (four paths on two of four links). Only the receiver knows it could
  *    take more: while the connection delivers less than 3/4 of its rate
  *    hint ([CC-10]) for repath_rounds rounds, its slowest path moves, and
- *    each move that did not raise the total by 1/8 doubles the wait before
- *    the next one (up to 64 times), so a fabric that is simply full costs
- *    a move now and then, not a path's worth of churn.
+ *    each exploration that did not raise the total by 1/8 doubles the wait
+ *    before the next one (up to 64 times), so a fabric that is simply full
+ *    costs a move now and then, not a path's worth of churn.
  * One path per connection moves at a time; the others wait until it had
- * as many rounds to show its new rate.
+ * as many rounds to show its new rate, twice as long after a move of
+ * either kind that gained nothing: with more paths than live routes (a
+ * link dead) some pair always shares one, and each move may land on the
+ * dead one.
  */
 static void judge_round(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 			struct mrc_path *paths, u32 npaths, u32 i,
@@ -321,7 +324,7 @@ static void judge_round(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 			const struct mrc_cc_cfg *ccfg, u64 hint, u64 now)
 {
 	struct mrc_path *p = &paths[i];
-	u64 best = 0, seg = 0, round = 0, total = 0, least = ~0ull;
+	u64 best = 0, round = 0, total = 0, least = ~0ull;
 	u32 j, proven = 0;
 	bool explore;
 
@@ -340,14 +343,16 @@ static void judge_round(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 		round = mrc_max_u64(round, q->tx.srtt_ns);
 		total += q->cc.rate;
 		least = mrc_min_u64(least, q->cc.rate);
-		if (q->cc.rate > best) {
-			best = q->cc.rate;
-			/* 4 segments per round, bytes/s */
-			seg = 4000000000ull * ccfg->mss /
-			      mrc_max_u64(q->tx.srtt_ns, 1);
-		}
+		best = mrc_max_u64(best, q->cc.rate);
 	}
-	if (best < seg) {
+	/*
+	 * Only a connection whose data kept waiting for a window, over the
+	 * rounds its rates average and the last one, shows what its routes
+	 * carry: one the application holds back, or feeds in batches,
+	 * shows what it was given.
+	 */
+	if (!best || !s->limited_at || now - s->limited_at > round ||
+	    now - s->idle_at < cfg->repath_rounds * round) {
 		p->slow_rounds = 0;
 		return;
 	}
@@ -369,16 +374,16 @@ static void judge_round(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 		return;
 	move_path(s, cfg, paths, npaths, p, pcfg, ccfg, now);
 	p->repaths++;
-	s->repath_at = now + 2ull * cfg->repath_rounds * round;
-	if (!explore)
-		return;
-	if (total > s->explore_total + s->explore_total / 8)
-		s->explore_shift = 0;
-	else if (s->explore_shift < 6)
-		s->explore_shift++;
-	s->explore_total = total;
-	s->explore_at = now + (2ull * cfg->repath_rounds * round <<
-			       s->explore_shift);
+	if (total > s->moved_total + s->moved_total / 8)
+		s->move_shift = 0;
+	else if (s->move_shift < 6)
+		s->move_shift++;
+	s->moved_total = total;
+	s->repath_at = now + (2ull * cfg->repath_rounds * round <<
+			      mrc_min_u32(s->move_shift, 1));
+	if (explore)
+		s->explore_at = now + (2ull * cfg->repath_rounds * round <<
+				       s->move_shift);
 }
 
 void mrc_sched_on_ack(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,

@@ -78,9 +78,11 @@ struct mrc_sched {
 	u64 last_at;		/* when it was made */
 	u64 repath_at;		/* [PATH-10] no path moves before this */
 	u64 explore_at;		/* ... and none to explore before this */
-	u64 explore_total;	/* the paths' total rate at the last exploration */
-	u32 explore_shift;	/* explorations in a row that gained nothing */
+	u64 moved_total;	/* the paths' total rate at the last move */
+	u32 move_shift;		/* moves in a row that gained nothing */
 	u32 weight_cap;		/* [PATH-6] window counted in a weight; 0: any */
+	u64 limited_at;		/* [PATH-10] data last waited for a window */
+	u64 idle_at;		/* ... and the sender last ran out of data */
 };
 
 void mrc_sched_init(struct mrc_sched *s, u64 seed,

@@ -400,10 +400,58 @@ static void mrc_hostile_stranger_source_dropped(struct kunit *test)
 			src0, 2ull);
 }
 
+/*
+ * [PKT-76] A PROBE REQ on the live connection gets one RESP, counted;
+ * a RESP (we ask no questions), a REQ with a wrong cookie or from a
+ * stranger's address gets nothing, and the connection carries on.
+ */
+static void mrc_hostile_probe_answered_once(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *b = &t->e[1];
+	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	struct mrc_pkt p = { };
+	u64 ans0, tx0;
+	u32 len;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	p.type = MRC_PKT_PROBE;
+	p.dst_qpn = b->qp->qp_num;
+	p.cookie = 5000;	/* B's sq_psn: what control packets carry */
+	p.path_id = 1;
+	p.probe.kind = MRC_PROBE_REQ;
+	p.probe.min_ver = 1;
+	p.probe.max_ver = 1;
+	p.probe.seq = 77;
+	ans0 = mrc_t_stat(b->dev, MRC_STAT_PROBES_ANSWERED);
+	tx0 = mrc_t_stat(b->dev, MRC_STAT_TX_PACKETS);
+
+	KUNIT_ASSERT_EQ(test, mrc_wire_encode(&p, buf, 512, &len), MRC_WIRE_OK);
+	mrc_t_inject(b, buf, len, false);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(b->dev, MRC_STAT_PROBES_ANSWERED) -
+			ans0, 1ull);
+	KUNIT_EXPECT_GE(test, mrc_t_stat(b->dev, MRC_STAT_TX_PACKETS) - tx0,
+			1ull);
+
+	mrc_t_inject_from(b, htonl(0x0a63004d), buf, len, false);
+	p.cookie = 5001;
+	KUNIT_ASSERT_EQ(test, mrc_wire_encode(&p, buf, 512, &len), MRC_WIRE_OK);
+	mrc_t_inject(b, buf, len, false);
+	p.cookie = 5000;
+	p.probe.kind = MRC_PROBE_RESP;
+	p.probe.echo_len = 64;
+	KUNIT_ASSERT_EQ(test, mrc_wire_encode(&p, buf, 512, &len), MRC_WIRE_OK);
+	mrc_t_inject(b, buf, len, false);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(b->dev, MRC_STAT_PROBES_ANSWERED) -
+			ans0, 1ull);
+	mrc_t_write(test, t, 4096);
+}
+
 static struct kunit_case mrc_hostile_cases[] = {
 	KUNIT_CASE(mrc_hostile_packets_change_nothing),
 	KUNIT_CASE(mrc_hostile_every_type_to_every_qp),
 	KUNIT_CASE(mrc_hostile_stranger_source_dropped),
+	KUNIT_CASE(mrc_hostile_probe_answered_once),
 	{}
 };
 

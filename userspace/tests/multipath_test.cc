@@ -263,3 +263,108 @@ TEST(Multipath, MarkedLinkCarriesLess)
 }
 
 } // namespace
+
+namespace {
+
+// The bed's regime (bench-multipath, cell a): 4 links of 10 Mbit/s,
+// jumbo frames (8 KiB packets of two segments), a 3 ms base round trip,
+// a RED-like queue marking from 14 ms of backlog, perftest's 64 KiB
+// writes, the module's timers. A path carries one or two packets per
+// round trip here: [PATH-10] judged only paths that carried 4 segments a
+// round and never engaged in the bed (0.38 of 4R there; 0.78 here, three
+// seeds of 8 near 0.4). Now it judges while data waits for a window:
+// 0.93, the worst seed 0.73 (it spends a second finding the last idle
+// link, its early moves landing on shared ones).
+TEST(Multipath, SlowLinksJumboFrames)
+{
+	const double rate = 0.00125;		// 10 Mbit/s
+	const uint64_t bucket = 10 * kMs;
+	double sum = 0, sum_off = 0, worst = 1;
+	const int seeds = 8;
+
+	for (int seed = 1; seed <= seeds; seed++) {
+		double g[2];
+
+		for (int on = 0; on < 2; on++) {
+			mrc_conn_cfg c = conn_cfg(on ? 4 : 0);
+			LinkCfg l;
+			Workload w;
+
+			c.pkt_max = 2 * kMss;
+			// as the module sets them (xport.c)
+			c.path.rto_min_ns = 20 * kMs;
+			c.path.rto_init_ns = 100 * kMs;
+			c.cc.delay_target_ns = 30 * kMs;
+			l.rate_bpns = rate;
+			l.delay_ns = 1500 * kUs;
+			l.ecn_bytes = 17500;
+			l.links = kLinks;
+			l.bucket_ns = bucket;
+			w.min_len = w.max_len = 64 * 1024;
+			w.outstanding = 128;
+			w.messages = 1u << 30;
+			Sim sim(c, l, w, seed);
+			run(sim, 6000 * kMs);
+			uint64_t bytes = 0;
+			const auto &v = sim.stats().goodput;
+			for (uint64_t b = 2000 * kMs / bucket; b < v.size(); b++)
+				bytes += v[b];
+			g[on] = bytes / (4000.0 * kMs * rate * kLinks);
+			if (on) {
+				uint64_t repaths = 0;
+				for (uint32_t i = 0; i < 4; i++)
+					repaths += sim.sender()->path[i].repaths;
+				printf("  seed %d: %.3f of 4R (%llu repaths, srtt %.1f ms)",
+				       seed, g[on], (unsigned long long)repaths,
+				       sim.sender()->path[0].tx.srtt_ns / 1e6);
+			}
+		}
+		printf(", without [PATH-10] %.3f\n", g[0]);
+		sum += g[1];
+		sum_off += g[0];
+		worst = std::min(worst, g[1]);
+	}
+	printf("  mean %.3f of 4R, without [PATH-10] %.3f\n", sum / seeds,
+	       sum_off / seeds);
+	EXPECT_GE(sum / seeds, 0.9);
+	EXPECT_GE(worst, 0.7);
+}
+
+} // namespace
+
+namespace {
+
+// [PATH-1] each side picks its own number of paths and takes the peer's,
+// up to 8: a host set to 8 and one left at 4 (or 1) interoperate, every
+// byte checked by the simulator, and the one with fewer paths
+// acknowledges every path of the other.
+TEST(Multipath, PeersWithDifferentPathCounts)
+{
+	const uint32_t pairs[][2] = { { 8, 4 }, { 4, 8 }, { 8, 1 }, { 1, 8 } };
+
+	for (const auto &pr : pairs) {
+		mrc_conn_cfg a = conn_cfg(), b;
+
+		mrc_conn_cfg_default(&a, pr[0], kMss);
+		a.nstreams = 4;
+		b = a;
+		b.npaths = pr[1];
+		Sim sim(a, fabric(), stream(), 1, &b);
+
+		run(sim, 20 * kMs);
+		double g = share_of(sim.stats().goodput, 10 * kMs, 20 * kMs, kLinks);
+		uint32_t used = 0;
+
+		for (uint32_t l = 0; l < kLinks; l++)
+			used += pkts_on(sim, l) > 0;
+		printf("  %u paths to a peer of %u: %.3f of 4R, %u links used, "
+		       "the peer heard %u paths\n",
+		       pr[0], pr[1], g, used, sim.receiver()->rx_npaths);
+		// run() checked that no completion failed ([PATH-1] used to
+		// fail the connection: a path id over the receiver's count)
+		EXPECT_EQ(sim.receiver()->rx_npaths, std::max(pr[0], pr[1]));
+		EXPECT_GT(g, pr[0] == 1 ? 0.5 / kLinks : 0.6);
+	}
+}
+
+} // namespace

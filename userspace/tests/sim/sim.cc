@@ -14,11 +14,11 @@ static constexpr uint32_t kAckBytes = kEncap + MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_
 				      MRC_WIRE_ICRC_LEN;
 
 Sim::Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
-	 uint64_t seed)
+	 uint64_t seed, const mrc_conn_cfg *peer)
 	: cfg_(cfg), link_(link), wl_(wl), a_(new mrc_conn), b_(new mrc_conn),
 	  rng_(seed)
 {
-	mrc_conn_cfg ca = cfg, cb = cfg;
+	mrc_conn_cfg ca = cfg, cb = peer ? *peer : cfg;
 
 	ca.seed = seed * 2 + 1;
 	cb.seed = seed * 2 + 2;

@@ -107,8 +107,10 @@ struct Stats {
 
 class Sim {
 public:
+	// @peer: B's configuration where it differs from A's (its paths,
+	// say); its sequence numbers are A's mirrored either way.
 	Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
-	    uint64_t seed);
+	    uint64_t seed, const mrc_conn_cfg *peer = nullptr);
 	~Sim();
 
 	void add_outage(const Outage &o) { outages_.push_back(o); }
