@@ -86,6 +86,32 @@ int mrc_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * A user CQ's new ring: mapped by the process from the offset the response
+ * gives. The provider holds its pollers off from the command until it has
+ * mapped the new ring, so the consumer index taken from the old one here
+ * is its last word on it.
+ */
+static int mrc_resize_cq_user(struct mrc_cq *cq, struct mrc_queue *fresh,
+			      int cqe, struct ib_udata *udata)
+{
+	struct ib_ucontext *uctx = rdma_udata_to_uverbs_attr_bundle(udata)->context;
+	struct metaroce_resize_cq_resp resp = { };
+	int err;
+
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	err = mrc_queue_init_user(fresh, uctx, cqe,
+				  sizeof(struct ib_uverbs_wc));
+	if (err)
+		return err;
+	mrc_queue_info(fresh, &resp.cq);
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		mrc_queue_free(fresh);
+	return err;
+}
+
 int mrc_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
 	struct mrc_cq *cq = to_mrc_cq(ibcq);
@@ -93,16 +119,20 @@ int mrc_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	unsigned long flags;
 	int err;
 
-	/* a mapped ring cannot move under the process */
-	if (udata || cq->user)
-		return -EOPNOTSUPP;
+	if (!udata != !cq->user)
+		return -EINVAL;
 	if (cqe < 1 || cqe > MRC_MAX_CQE)
 		return -EINVAL;
-	err = mrc_queue_init(&fresh, cqe, sizeof(struct ib_wc));
+	if (cq->user)
+		err = mrc_resize_cq_user(cq, &fresh, cqe, udata);
+	else
+		err = mrc_queue_init(&fresh, cqe, sizeof(struct ib_wc));
 	if (err)
 		return err;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->user)
+		mrc_queue_sync_user_consumer(&cq->q);
 	err = mrc_queue_move(&fresh, &cq->q);	/* -EINVAL: too many CQEs */
 	if (!err) {
 		old = cq->q;

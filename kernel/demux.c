@@ -21,6 +21,13 @@
 #include "xport.h"
 
 static atomic_long_t mrc_rx_malformed = ATOMIC_LONG_INIT(0);
+/* no device to count them on: debugfs shows it (metaroce/rx_no_device) */
+static atomic_long_t mrc_rx_no_device = ATOMIC_LONG_INIT(0);
+
+long mrc_rx_no_device_count(void)
+{
+	return atomic_long_read(&mrc_rx_no_device);
+}
 
 static void mrc_rx_malformed_pkt(struct mrc_dev *dev, enum mrc_wire_reason r,
 				 bool bundled)
@@ -320,11 +327,16 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 	u32 i, n;
 
 	dev = mrc_dev_get_by_netdev(skb->dev);
-	if (!dev)
+	if (!dev) {
+		/* the namespace's socket, but no device of ours on the netdev */
+		atomic_long_inc(&mrc_rx_no_device);
 		goto free;
+	}
 	/* datagrams, as on transmit: a bundle counts once */
 	mrc_stat_inc(dev, MRC_STAT_RX_PACKETS);
 	mrc_stat_add(dev, MRC_STAT_RX_BYTES, skb->len);
+	if (skb->pkt_type == PACKET_LOOPBACK)
+		mrc_stat_inc(dev, MRC_STAT_RX_LOOPBACK);
 	if (ce)
 		mrc_stat_inc(dev, MRC_STAT_ECN_CE);
 	MRC_RX_CB(skb)->pkt_off = 0;

@@ -102,10 +102,21 @@ static int mrc_query_device(struct ib_device *ibdev,
 	memset(attr, 0, sizeof(*attr));
 	mrc_verbs_fill_device_attr(attr);
 	attr->sys_image_guid = ibdev->node_guid;
+	/* major.minor.sub in 16-bit fields: as mrc_get_dev_fw_str() says */
+	attr->fw_ver = (u64)METAROCE_ABI_VERSION << 32;
 	attr->max_pkeys = 1;
 	/* `rdma link delete` may remove the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
+}
+
+/*
+ * No firmware: the version is that of the uAPI the module speaks
+ * (METAROCE_ABI_VERSION), which is what a provider must match.
+ */
+static void mrc_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.0.0", METAROCE_ABI_VERSION);
 }
 
 /* ib_query_port() has zeroed @attr before calling us. Takes no lock. */
@@ -127,6 +138,11 @@ static int mrc_query_port(struct ib_device *ibdev, u32 port,
 	attr->gid_tbl_len = MRC_GID_TABLE_LEN;
 	attr->pkey_tbl_len = 1;
 	attr->max_vl_num = 1;
+	/* what the transport enforces at post time (wqe.c) */
+	attr->max_msg_sz = MRC_MAX_MSG_SIZE;
+	/* connections through the IB CM (MADs on QP1); GIDs are addresses */
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->ip_gids = true;
 	mrc_port_speed(dev, &attr->active_speed, &attr->active_width);
 	return 0;
 }
@@ -211,6 +227,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.dealloc_ucontext = mrc_dealloc_ucontext,
 	.fill_res_qp_entry = mrc_xp_fill_res_qp,
 	.disassociate_ucontext = mrc_disassociate_ucontext,
+	.get_dev_fw_str = mrc_get_dev_fw_str,
 	.get_hw_stats = mrc_get_hw_stats,
 	.get_link_layer = mrc_get_link_layer,
 	.get_port_immutable = mrc_get_port_immutable,
@@ -228,6 +245,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.destroy_ah = mrc_destroy_ah,
 	.get_dma_mr = mrc_get_dma_mr,
 	.reg_user_mr = mrc_reg_user_mr,
+	.rereg_user_mr = mrc_rereg_user_mr,
 	.alloc_mr = mrc_alloc_mr,
 	.map_mr_sg = mrc_map_mr_sg,
 	.dereg_mr = mrc_dereg_mr,
@@ -281,6 +299,14 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 
 	/* SMC-R and RDS only accept IB CAs; that is what we emulate. */
 	ibdev->node_type = RDMA_NODE_IB_CA;
+	/*
+	 * The netdev's device (a NIC's PCI function, virtio ...), if it has
+	 * one, as our parent: /sys/class/infiniband/<dev>/device/net/ then
+	 * shows the netdev, and tools that map RDMA devices to NICs and bus
+	 * topology (rdma_cm users, NCCL) find it. DMA is unaffected: we
+	 * register without a DMA device (virtual DMA).
+	 */
+	ibdev->dev.parent = ndev->dev.parent;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();
 	/*

@@ -45,6 +45,7 @@
 
 #include "metaroce.h"
 #include "fault.h"
+#include "xport.h"
 
 DEFINE_STATIC_KEY_FALSE(mrc_fault_on);
 
@@ -385,11 +386,22 @@ static struct ib_client mrc_fault_client = {
 	.remove = mrc_fault_remove,
 };
 
+static int mrc_rx_no_device_get(void *data, u64 *val)
+{
+	*val = mrc_rx_no_device_count();
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(mrc_rx_no_device_fops, mrc_rx_no_device_get, NULL,
+			 "%llu\n");
+
 int mrc_fault_init(void)
 {
 	int err;
 
 	mrc_fault_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	/* no device to count these on; beside the devices' directories */
+	debugfs_create_file_unsafe("rx_no_device", 0444, mrc_fault_root, NULL,
+				   &mrc_rx_no_device_fops);
 	err = ib_register_client(&mrc_fault_client);
 	if (err)
 		debugfs_remove(mrc_fault_root);

@@ -208,6 +208,37 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/*
+ * rereg_mr: a new MR, with the old one's translation, PD or access where
+ * @flags keeps them. ib_core puts it in the old one's place (the keys
+ * change, as the verbs allow) and only then deregisters the old one, so
+ * a failure here leaves the old MR as it was; no WR ever sees a half-made
+ * change.
+ */
+struct ib_mr *mrc_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				u64 length, u64 iova, int access,
+				struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct mrc_mr *old = to_mrc_mr(ibmr);
+	unsigned long irq;
+
+	if (old->type != IB_MR_TYPE_USER || !old->umem ||
+	    flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS))
+		return ERR_PTR(-EOPNOTSUPP);
+	spin_lock_irqsave(&old->lock, irq);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = old->umem->address;
+		length = old->length;
+		iova = old->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+	spin_unlock_irqrestore(&old->lock, irq);
+	if (!(flags & IB_MR_REREG_PD) || !pd)
+		pd = ibmr->pd;
+	return mrc_reg_user_mr(pd, start, length, iova, access, udata);
+}
+
 struct ib_mr *mrc_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			   u32 max_num_sg)
 {

@@ -45,6 +45,7 @@
 #include "core/wire.h"
 #include "fault.h"
 #include "net.h"
+#include "net_loop.h"
 
 static ushort udp_port = MRC_WIRE_UDP_PORT;
 module_param(udp_port, ushort, 0444);
@@ -237,12 +238,14 @@ static struct pernet_operations mrc_net_ops = {
 
 int mrc_net_init(void)
 {
+	mrc_net_loop_init();
 	return register_pernet_subsys(&mrc_net_ops);
 }
 
 void mrc_net_fini(void)
 {
 	unregister_pernet_subsys(&mrc_net_ops);
+	mrc_net_loop_exit();
 }
 
 unsigned int mrc_net_headroom(const struct net_device *ndev)
@@ -455,6 +458,7 @@ int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 	u8 tos = dscp << 2 | (ect ? MRC_WIRE_ECN_ECT0 : 0);
 	sa_family_t family = daddr->sa_family;
 	int err = -EAFNOSUPPORT;
+	struct net_device *to;
 	struct sock *sk;
 
 	if (saddr->sa_family != family ||
@@ -466,9 +470,17 @@ int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 	/* the namespace's exit unpublishes the sockets, then waits for us */
 	rcu_read_lock();
 	sk = mrc_net_sk(n, family);
+	to = sk ? mrc_net_loop_dev(sock_net(sk), daddr) : NULL;
 	if (!sk) {
 		kfree_skb(skb);
 		err = rcu_access_pointer(n->sock4) ? -EAFNOSUPPORT : -ENETDOWN;
+	} else if (to && !netif_running(to)) {
+		/* as the stack would: nothing is delivered to a netdev down */
+		kfree_skb(skb);
+		err = -ENETDOWN;
+	} else if (to) {
+		err = mrc_net_loop_xmit(to, skb, saddr, daddr, sport, n->port,
+					tos, n->rcv);
 	} else if (family == AF_INET) {
 		err = mrc_net_xmit4(n, sk, ndev, mrc_net_route(rs, sport, tos),
 				    skb, (const struct sockaddr_in *)saddr,

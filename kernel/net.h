@@ -44,7 +44,8 @@ void mrc_net_routes_free(struct mrc_net_routes *rs);
 /*
  * Receive handler, softirq context. @skb->data is the first byte of the
  * MetaRoCE header (the UDP payload), skb->dev the ingress netdev; @ce is
- * the IP ECN CE mark. The handler owns @skb and must free it.
+ * the IP ECN CE mark; skb->pkt_type is PACKET_LOOPBACK for a datagram
+ * looped back (net_loop.h). The handler owns @skb and must free it.
  */
 typedef void (*mrc_net_rcv_t)(struct sk_buff *skb, bool ce);
 
@@ -80,8 +81,10 @@ struct sk_buff *mrc_net_join(const struct net_device *ndev,
  * mrc_net_join() burst. Any context but hard irq; with bottom halves off
  * if @rs (the routes to @daddr, or NULL) is given. Consumes @skb; returns
  * 0 or a negative errno (route lookup; -ENETDOWN once the namespace is
- * gone). Transmit faults (fault.h) are the caller's to inject, once per
- * packet, before packets are joined.
+ * gone; -ENOBUFS when the loopback queue is full). A datagram to an
+ * address of this namespace is looped back (net_loop.h) rather than sent.
+ * Transmit faults (fault.h) are the caller's to inject, once per packet,
+ * before packets are joined.
  */
 int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 		 struct mrc_net_routes *rs, struct sk_buff *skb,

@@ -50,6 +50,8 @@ static const struct rdma_stat_desc mrc_stat_descs[] = {
 	[MRC_STAT_PATH_FAILS].name = "path_fails",
 	[MRC_STAT_PATH_MOVES].name = "path_moves",
 	[MRC_STAT_PROBES_ANSWERED].name = "probes_answered",
+	[MRC_STAT_TX_DROPPED].name = "tx_dropped",
+	[MRC_STAT_RX_LOOPBACK].name = "rx_loopback",
 };
 
 static_assert(MRC_STAT_ACKS_FOR_WINDOW - MRC_STAT_ACKS_FOR_DELAY ==

@@ -57,6 +57,8 @@ enum mrc_stat {
 	MRC_STAT_PATH_FAILS,	/* [PATH-5] paths failed */
 	MRC_STAT_PATH_MOVES,	/* [PATH-7], [PATH-10] paths that took a new port */
 	MRC_STAT_PROBES_ANSWERED,	/* [PKT-76] PROBE REQs answered */
+	MRC_STAT_TX_DROPPED,	/* datagrams the net layer could not send */
+	MRC_STAT_RX_LOOPBACK,	/* [ENC-17] datagrams received by loopback */
 	MRC_STAT_NUM
 };
 

@@ -160,6 +160,9 @@ static enum ib_wc_status mrc_ud_send_one(struct mrc_ud *ud,
 		mrc_stat_inc(to_mrc_dev(qp->ibqp.device), MRC_STAT_TX_PACKETS);
 		mrc_stat_add(to_mrc_dev(qp->ibqp.device), MRC_STAT_TX_BYTES,
 			     written);
+	} else {
+		/* lost on the way, as far as the QP knows */
+		mrc_stat_inc(to_mrc_dev(qp->ibqp.device), MRC_STAT_TX_DROPPED);
 	}
 	return IB_WC_SUCCESS;
 }

@@ -35,6 +35,13 @@ void mrc_verbs_tables_destroy(struct mrc_verbs_tables *t)
 
 void mrc_verbs_fill_device_attr(struct ib_device_attr *attr)
 {
+	/*
+	 * No IEEE OUI of our own: 0xffffff, as rdma_rxe reports, and a part
+	 * ID of our own ("MR") so tools can tell metaroce from rxe.
+	 */
+	attr->vendor_id = MRC_VENDOR_ID;
+	attr->vendor_part_id = MRC_VENDOR_PART_ID;
+	attr->hw_ver = 1;
 	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_qp = MRC_MAX_QPN - MRC_MIN_QPN;

@@ -28,6 +28,8 @@ struct mrc_qp_hooks;
 struct mrc_sge;
 
 /* Device limits the verbs objects enforce and query_device reports. */
+#define MRC_VENDOR_ID		0xffffff	/* no OUI, as rdma_rxe */
+#define MRC_VENDOR_PART_ID	0x4d52		/* "MR" */
 #define MRC_MAX_QP_WR		16384
 #define MRC_MAX_SGE		32
 #define MRC_MAX_INLINE		512
@@ -188,6 +190,9 @@ struct ib_mr *mrc_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			   u32 max_num_sg);
 int mrc_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset);
+struct ib_mr *mrc_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				u64 length, u64 iova, int access,
+				struct ib_pd *pd, struct ib_udata *udata);
 int mrc_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* Pure checks, no device needed (KUnit targets). */

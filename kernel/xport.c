@@ -441,8 +441,10 @@ static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
 	if (mrc_net_xmit(xp->net, xp->ndev, &xp->routes, skb,
 			 (const struct sockaddr *)&av->saddr,
 			 (const struct sockaddr *)&av->daddr, sport,
-			 dscp, true))
+			 dscp, true)) {
+		mrc_stat_add(dev, MRC_STAT_TX_DROPPED, npkts);
 		return;
+	}
 	mrc_stat_add(dev, MRC_STAT_TX_PACKETS, npkts);
 	mrc_stat_add(dev, MRC_STAT_TX_BYTES, len);
 	if (npkts > 1)

@@ -244,6 +244,8 @@ struct mrc_rx_cb {
 /* demux.c: every datagram the UDP tunnel receives (net.h) */
 void mrc_rx_rcv(struct sk_buff *skb, bool ce);
 void mrc_rx_exit(void);
+/* Datagrams that found no device of ours on their netdev, module-wide. */
+long mrc_rx_no_device_count(void);
 
 /* rx.c, all with xp->lock held */
 /*

@@ -95,6 +95,15 @@ struct metaroce_create_cq_resp {
 };
 
 /*
+ * Driver part of the resize_cq response (a user CQ): its new ring, which
+ * holds the completions the old one had not had polled; the old mapping
+ * stays readable until it is unmapped, but the kernel writes only the new.
+ */
+struct metaroce_resize_cq_resp {
+	struct metaroce_queue_info cq;
+};
+
+/*
  * Driver part of the create_qp response (RC, UC and, from version 2, UD). rq is all zero for a
  * QP on an SRQ. max_inline is the inline payload a send slot holds.
  */

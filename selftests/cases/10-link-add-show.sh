@@ -2,7 +2,8 @@
 # `rdma link add mrc0 type metaroce netdev eth0` in both guests makes one
 # ib_device that the rdma tool, sysfs and (with the provider) ibv_devinfo all
 # describe the same way: an IB CA with one ACTIVE Ethernet port on eth0, the
-# node GUID derived from eth0's MAC, our ABI version, a uverbs char device.
+# node GUID derived from eth0's MAC, our ABI version, a uverbs char device,
+# and eth0's device as its parent in sysfs (device/net/eth0).
 set -euo pipefail
 # shellcheck source=lib/link.bash
 . "$(dirname "$0")/lib/link.bash"
@@ -25,6 +26,12 @@ add_and_check() {
 		fail "rdma link show: $line"
 	[ "$(cat "$IB"/mrc0/metaroce_abi_version)" = "$abi" ] || fail "metaroce_abi_version"
 	[ "$(cat "$IB"/mrc0/netdev)" = eth0 ] || fail "netdev attribute"
+	# the parent is eth0's device (virtio), as for a NIC's RDMA function:
+	# tools map the RDMA device to its netdev and bus through it
+	[ -e "$IB/mrc0/device/net/eth0" ] ||
+		fail "no $IB/mrc0/device/net/eth0: parent $(readlink -f "$IB/mrc0/device" || echo none)"
+	[ "$(readlink -f "$IB/mrc0/device")" = "$(readlink -f /sys/class/net/eth0/device)" ] ||
+		fail "mrc0's parent is not eth0's device"
 	[ "$(cat "$IB"/mrc0/node_type)" = "1: CA" ] || fail "node_type $(cat "$IB"/mrc0/node_type)"
 	[ "$(port_attr mrc0 link_layer)" = Ethernet ] || fail "link_layer"
 	[ "$(port_attr mrc0 phys_state)" = "5: LinkUp" ] || fail "phys_state"

@@ -51,25 +51,33 @@ struct ibv_cq *mrc_create_cq(struct ibv_context *ibctx, int cqe,
 	err = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
-	if (err)
-		goto fail;
-	err = mrc_ring_map(&cq->ring, ibctx->cmd_fd, &resp.drv_payload.cq,
+	if (!err)
+		err = mrc_cq_setup(cq, ibctx->cmd_fd, &resp.drv_payload);
+	if (err) {
+		free(cq);
+		errno = err;
+		return NULL;
+	}
+	return &cq->vcq.cq;
+}
+
+int mrc_cq_setup(struct mrc_cq *cq, int cmd_fd,
+		 const struct metaroce_create_cq_resp *drv)
+{
+	int err;
+
+	err = mrc_ring_map(&cq->ring, cmd_fd, &drv->cq,
 			   sizeof(struct ib_uverbs_wc));
 	if (err) {
 		ibv_cmd_destroy_cq(&cq->vcq.cq);
-		goto fail;
+		return err;
 	}
 	cq->ring.mine = mrc_load_acquire(&cq->ring.hdr->consumer);
 	cq->spin_us = mrc_env_uint("MRC_POLL_SPIN_US", 20);
 	cq->long_wait_us = mrc_env_uint("MRC_POLL_LONG_WAIT_US", 5000);
 	cq->nap_us = mrc_env_uint("MRC_POLL_NAP_US", 50);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	return &cq->vcq.cq;
-
-fail:
-	free(cq);
-	errno = err;
-	return NULL;
+	return 0;
 }
 
 /* MRC_PROVIDER_STATS=1: the doorbells its pollers rang, at destroy. */
@@ -165,7 +173,7 @@ void mrc_cq_kick_forget(struct mrc_cq *cq, uint32_t qp_handle)
 				    __ATOMIC_RELAXED);
 }
 
-static void mrc_cq_kick(struct mrc_cq *cq)
+void mrc_cq_kick(struct mrc_cq *cq)
 {
 	uint64_t k;
 
@@ -210,6 +218,45 @@ int mrc_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	if (!n)
 		mrc_cq_kick(cq);
 	return n;
+}
+
+MRC_DRV_CMD(mrc_resize_cq, ibv_resize_cq, ib_uverbs_resize_cq_resp,
+	    mrc_empty, metaroce_resize_cq_resp);
+
+/*
+ * The kernel moves what we have not polled into a new ring and answers
+ * with it; pollers wait on the lock until it is mapped, so the consumer
+ * index the kernel took from the old ring is our last word on it. The old
+ * mapping goes once the new one is in place.
+ */
+int mrc_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct mrc_cq *cq = to_mcq(ibcq);
+	struct mrc_resize_cq_resp resp;
+	struct mrc_resize_cq cmd;
+	struct mrc_ring fresh = {};
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	pthread_spin_lock(&cq->lock);
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (!err)
+		err = mrc_ring_map(&fresh, ibcq->context->cmd_fd,
+				   &resp.drv_payload.cq,
+				   sizeof(struct ib_uverbs_wc));
+	if (!err) {
+		mrc_ring_unmap(&cq->ring);
+		cq->ring = fresh;
+		cq->ring.mine = mrc_load_acquire(&cq->ring.hdr->consumer);
+	}
+	pthread_spin_unlock(&cq->lock);
+	/*
+	 * A map that failed after the kernel resized leaves the CQ without a
+	 * ring we can read: report it; destroying the CQ still works.
+	 */
+	return err;
 }
 
 int mrc_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)

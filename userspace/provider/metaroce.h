@@ -86,6 +86,7 @@ struct mrc_cq {
 	uint32_t nap_us;		/* 0: never nap */
 	uint64_t kick;			/* MRC_CQ_KICK | QP handle; 0: none */
 	uint64_t kicks;			/* doorbells rung by pollers */
+	struct ibv_wc cur;		/* cq_ex: the completion being read */
 };
 
 #define MRC_CQ_KICK	(1ull << 32)
@@ -187,8 +188,18 @@ struct ibv_cq *mrc_create_cq(struct ibv_context *ibctx, int cqe,
 int mrc_destroy_cq(struct ibv_cq *ibcq);
 int mrc_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int mrc_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+int mrc_resize_cq(struct ibv_cq *ibcq, int cqe);
+/* The ring of a CQ the kernel just created; destroys it on failure. */
+int mrc_cq_setup(struct mrc_cq *cq, int cmd_fd,
+		 const struct metaroce_create_cq_resp *drv);
+/* Ring the doorbell a post left to the poller, if any. */
+void mrc_cq_kick(struct mrc_cq *cq);
 void mrc_cq_kick_later(struct mrc_cq *cq, uint32_t qp_handle);
 void mrc_cq_kick_forget(struct mrc_cq *cq, uint32_t qp_handle);
+
+/* cq_ex.c */
+struct ibv_cq_ex *mrc_create_cq_ex(struct ibv_context *ibctx,
+				   struct ibv_cq_init_attr_ex *attr);
 
 /* qp.c */
 struct ibv_qp *mrc_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
@@ -218,6 +229,8 @@ int mrc_destroy_srq(struct ibv_srq *ibsrq);
 /* mr.c */
 struct ibv_mr *mrc_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			  uint64_t hca_va, int access);
+int mrc_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		 void *addr, size_t length, int access);
 int mrc_dereg_mr(struct verbs_mr *vmr);
 struct ibv_ah *mrc_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int mrc_destroy_ah(struct ibv_ah *ah);

@@ -33,6 +33,24 @@ struct ibv_mr *mrc_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * The kernel registers a new MR in the old one's place (new keys, which
+ * ibv_cmd_rereg_mr() copies into @vmr); on failure the old one stands.
+ */
+int mrc_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		 void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	if (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED)
+		return EOPNOTSUPP;
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
 int mrc_dereg_mr(struct verbs_mr *vmr)
 {
 	int err;

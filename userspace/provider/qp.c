@@ -139,6 +139,24 @@ static void mrc_note_backlog(struct mrc_qp *qp)
 
 /* --- post_send / post_recv -------------------------------------------------- */
 
+/*
+ * The verbs contract, as hardware providers keep it: a send queue takes
+ * work requests from RTS on (SQD, SQE and ERR included: the last two flush
+ * them), a receive queue from INIT on; before that the post fails with
+ * EINVAL and writes nothing. The state is libibverbs' copy, which every
+ * ibv_modify_qp() of this process updates; the kernel checks again.
+ */
+static bool mrc_send_state_ok(enum ibv_qp_state s)
+{
+	return s == IBV_QPS_RTS || s == IBV_QPS_SQD || s == IBV_QPS_SQE ||
+	       s == IBV_QPS_ERR;
+}
+
+static bool mrc_recv_state_ok(enum ibv_qp_state s)
+{
+	return s != IBV_QPS_RESET && s != IBV_QPS_UNKNOWN;
+}
+
 int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
@@ -147,6 +165,10 @@ int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t room, n = 0, flags = 0;
 	int err = 0;
 
+	if (!mrc_send_state_ok(ibqp->state)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&qp->sq_lock);
 	room = mrc_ring_room(r);
 	for (; wr; wr = wr->next, n++) {
@@ -210,7 +232,8 @@ int mrc_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct mrc_qp *qp = to_mqp(ibqp);
 	int err, ring;
 
-	if (!qp->rq.hdr) {	/* on an SRQ */
+	/* on an SRQ there is no receive queue of its own */
+	if (!qp->rq.hdr || !mrc_recv_state_ok(ibqp->state)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -253,7 +276,8 @@ static void mrc_wr_start(struct ibv_qp_ex *qpx)
 
 	pthread_spin_lock(&qp->sq_lock);
 	qp->wr.count = 0;
-	qp->wr.err = 0;
+	/* wr_complete() reports it; nothing is published */
+	qp->wr.err = mrc_send_state_ok(qpx->qp_base.state) ? 0 : EINVAL;
 	qp->wr.cur = NULL;
 	qp->wr.room = mrc_ring_room(&qp->sq);
 }

@@ -82,6 +82,7 @@ const struct verbs_context_ops mrc_context_ops = {
 	.alloc_pd = mrc_alloc_pd,
 	.create_ah = mrc_create_ah,
 	.create_cq = mrc_create_cq,
+	.create_cq_ex = mrc_create_cq_ex,
 	.create_qp = mrc_create_qp,
 	.create_qp_ex = mrc_create_qp_ex,
 	.create_srq = mrc_create_srq,
@@ -103,5 +104,7 @@ const struct verbs_context_ops mrc_context_ops = {
 	.query_qp = mrc_query_qp,
 	.query_srq = mrc_query_srq,
 	.reg_mr = mrc_reg_mr,
+	.rereg_mr = mrc_rereg_mr,
 	.req_notify_cq = mrc_req_notify_cq,
+	.resize_cq = mrc_resize_cq,
 };

@@ -270,6 +270,7 @@ static struct mrc_qp *fake_qp(struct verbs_context *vctx)
 
 	qp->vqp.qp.context = &vctx->context;
 	qp->vqp.qp.qp_type = IBV_QPT_RC;
+	qp->vqp.qp.state = IBV_QPS_RTS;	/* takes sends and receives */
 	qp->vqp.qp.send_cq = &((struct mrc_cq *)calloc(1, sizeof(struct mrc_cq)))->vcq.cq;
 	qp->vqp.qp.send_cq->context = &vctx->context;
 	qp->vqp.qp.handle = 7;
@@ -305,8 +306,21 @@ static void test_post(struct verbs_context *vctx)
 		wr[i].num_sge = 1;
 		wr[i].next = i < 5 ? &wr[i + 1] : NULL;
 	}
-	/* a list of 3: all published, no doorbell (flag clear) */
+	/* before RTS no send, in RESET no receive: EINVAL, nothing written */
 	wr[2].next = NULL;
+	rwr[0] = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = &sg, .num_sge = 1 };
+	qp->vqp.qp.state = IBV_QPS_RTR;
+	err = mrc_post_send(&qp->vqp.qp, wr, &bad);
+	CHECK(err == EINVAL && bad == wr && qp->sq.hdr->producer == 0 &&
+	      qp->sq.mine == 0, "send in RTR: %d prod %u", err,
+	      qp->sq.hdr->producer);
+	qp->vqp.qp.state = IBV_QPS_RESET;
+	err = mrc_post_recv(&qp->vqp.qp, rwr, &rbad);
+	CHECK(err == EINVAL && rbad == rwr && qp->rq.hdr->producer == 0,
+	      "recv in RESET: %d prod %u", err, qp->rq.hdr->producer);
+	qp->vqp.qp.state = IBV_QPS_RTS;
+
+	/* a list of 3: all published, no doorbell (flag clear) */
 	err = mrc_post_send(&qp->vqp.qp, wr, &bad);
 	CHECK(!err && qp->sq.hdr->producer == 3, "post 3: %d prod %u", err,
 	      qp->sq.hdr->producer);

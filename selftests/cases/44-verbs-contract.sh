@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The provider against the verbs contract (mrc_verbs_contract, on mrc0 in
+# guest a, its two RC QPs connected to each other by loopback): posts to a
+# QP that cannot take them (send before RTS, receive in RESET) and posts
+# of more SGEs than the QP's caps fail with EINVAL at post time and never
+# complete; ibv_create_cq_ex with the standard ibv_wc_read_*() accessors
+# reads a SEND_WITH_IMM's receive completion (bytes compared), and refuses
+# a field the ring does not carry; ibv_rereg_mr moves an MR to a new range
+# (a WRITE lands there only), to another PD and back, and drops remote
+# write (the WRITE fails with REM_ACCESS_ERR); ibv_resize_cq of a CQ
+# holding three unpolled completions refuses 1 and keeps all three at 64.
+# The device's attributes are honest: vendor and part ID, firmware version
+# (the uAPI's), max_msg_sz 2 GiB (a SEND one byte longer fails at post),
+# CM and IP-based GIDs in the port capabilities, no memory windows; and
+# each advertised limit (max_cqe, max_qp_wr, max_sge, max_srq_wr,
+# max_srq_sge, max_qp_rd_atom, max_qp_init_rd_atom) works at the limit and
+# fails one past it.
+# Over the IPv4 and IPv6 GID.
+set -euo pipefail
+# shellcheck source=lib/link.bash
+. "$(dirname "$0")/lib/link.bash"
+
+TOOL=$TOP/build/userspace/tools/mrc_verbs_contract
+
+# ---------------------------------------------------------------- guest side
+up() {
+	[ -x "$TOOL" ] || fail "no $TOOL (make userspace)"
+	rdma link add mrc0 type metaroce netdev eth0
+	wait_until "mrc0 ACTIVE" port_is mrc0 "4: ACTIVE"
+	wait_until "fd00::1 GID" gid_index mrc0 "$(gid_of_ipv6 fd00::1)" >/dev/null
+}
+
+run() {
+	local g out
+	g=$(gid_index mrc0 "$1") || fail "no GID $1"
+	out=$(timeout 60 "$TOOL" -d mrc0 -g "$g" 2>&1) || fail "$out"
+	echo "$out" | sed 's/^/  /'
+	[ "$(grep -c '^ok ' <<<"$out")" -eq 28 ] || fail "not every step ran"
+	grep -q "^all steps passed" <<<"$out" || fail "not every step passed"
+}
+
+# ----------------------------------------------------------------- host side
+case_main "$@"
+g a up
+echo "IPv4 GID"
+g a run "$(gid_of_ipv4 10.0.0.1)"
+echo "IPv6 GID"
+g a run "$(gid_of_ipv6 fd00::1)"
+echo "ok: 44-verbs-contract"
