@@ -582,7 +582,8 @@ int main(int argc, char **argv)
 	if (!e.pd || !e.buf)
 		die("pd or buffer");
 	memset(e.buf, 0, kBuf);
-	e.mr = ibv_reg_mr(e.pd, e.buf, kBuf, IBV_ACCESS_LOCAL_WRITE);
+	e.mr = ibv_reg_mr(e.pd, e.buf, kBuf,
+			  static_cast<int>(IBV_ACCESS_LOCAL_WRITE));
 	e.scq = ibv_create_cq(e.ctx, 16, nullptr, nullptr, 0);
 	e.other = ibv_create_cq(e.ctx, 16, nullptr, nullptr, 0);
 	if (!e.mr || !e.scq || !e.other)
