@@ -33,6 +33,7 @@
 #include <sstream>
 #include <string>
 
+#include "device.h"
 #include "report.h"
 
 const char *const mrc_tool::kName = "mrc_ring_charge";
@@ -40,6 +41,7 @@ const char *const mrc_tool::kName = "mrc_ring_charge";
 namespace {
 
 using mrc_tool::die;
+using mrc_tool::open_device;
 using mrc_tool::failures;
 using mrc_tool::report;
 
@@ -85,22 +87,6 @@ uint64_t mapped_ring_bytes()
 	return sum;
 }
 
-ibv_context *open_dev(const char *name)
-{
-	int n;
-	ibv_device **list = ibv_get_device_list(&n);
-	ibv_context *ctx = nullptr;
-
-	for (int i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!ctx)
-		die("cannot open device %s", name);
-	return ctx;
-}
-
 }  // namespace
 
 int main(int argc, char **argv)
@@ -119,7 +105,7 @@ int main(int argc, char **argv)
 		die("usage: %s -d DEV [-n ENTRIES]", argv[0]);
 
 	std::string current = memory_current_path();
-	ibv_context *ctx = open_dev(dev);
+	ibv_context *ctx = open_device(dev);
 	ibv_device_attr da{};
 	if (ibv_query_device(ctx, &da))
 		die("query_device");

@@ -40,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "device.h"
 #include "report.h"
 
 const char *const mrc_tool::kName = "mrc_ud_check";
@@ -51,6 +52,7 @@ constexpr uint32_t kBuf = 8192;
 constexpr int kTimeoutMs = 20000;
 
 using mrc_tool::die;
+using mrc_tool::open_device;
 using mrc_tool::failures;
 using mrc_tool::report;
 
@@ -74,23 +76,6 @@ struct Ctx {
 	int gidx = 0;
 	ibv_gid dgid = {};
 };
-
-ibv_context *open_ctx(const char *name)
-{
-	int n = 0;
-	ibv_device **list = ibv_get_device_list(&n);
-	ibv_context *ctx = nullptr;
-
-	if (!list)
-		die("no device list");
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		die("cannot open %s", name);
-	return ctx;
-}
 
 ibv_ah *make_ah(ibv_pd *pd, const Ctx &c)
 {
@@ -252,7 +237,7 @@ int main(int argc, char **argv)
 		die("usage: mrc_ud_check -d DEV -g GID_INDEX DEST_GID");
 	setvbuf(stdout, nullptr, _IOLBF, 0);
 
-	c.ctx = open_ctx(dev);
+	c.ctx = open_device(dev);
 	c.pd = ibv_alloc_pd(c.ctx);
 	c.cq = ibv_create_cq(c.ctx, 16, nullptr, nullptr, 0);
 	c.buf = static_cast<uint8_t *>(aligned_alloc(4096, kBuf));
@@ -273,7 +258,7 @@ int main(int argc, char **argv)
 	ibv_ah *foreign = make_ah(pd_b, c);
 	expect_wc(c, "foreign-pd", foreign, 64, IBV_WC_LOC_QP_OP_ERR);
 
-	ibv_context *ctx2 = open_ctx(dev);
+	ibv_context *ctx2 = open_device(dev);
 	ibv_pd *pd2 = ibv_alloc_pd(ctx2);
 	if (!pd2)
 		die("pd of the second context");

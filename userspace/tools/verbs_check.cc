@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "pattern.h"
+#include "device.h"
 #include "report.h"
 #include "tcp.h"
 
@@ -57,6 +58,7 @@ constexpr int kTimeoutMs = 60000;
 
 using mrc_tool::check;
 using mrc_tool::die;
+using mrc_tool::open_device;
 using mrc_tool::failures;
 using mrc_tool::fill;
 using mrc_tool::fnv1a;
@@ -123,16 +125,7 @@ ibv_mtu mtu_of(int bytes)
 
 void open_dev(Ctx &c, const char *name, int gidx)
 {
-	int n;
-	ibv_device **list = ibv_get_device_list(&n);
-
-	for (int i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c.ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!c.ctx)
-		die("cannot open device %s", name);
+	c.ctx = open_device(name);
 	if (c.events && !(c.ch = ibv_create_comp_channel(c.ctx)))
 		die("create_comp_channel: %s", strerror(errno));
 	c.pd = ibv_alloc_pd(c.ctx);

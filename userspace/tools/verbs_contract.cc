@@ -47,6 +47,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "device.h"
 #include "report.h"
 
 const char *const mrc_tool::kName = "mrc_verbs_contract";
@@ -54,6 +55,7 @@ const char *const mrc_tool::kName = "mrc_verbs_contract";
 namespace {
 
 using mrc_tool::die;
+using mrc_tool::open_device;
 using mrc_tool::failures;
 using mrc_tool::report;
 
@@ -73,23 +75,6 @@ struct Env {
 	ibv_gid gid = {};
 	int gidx = 1;
 };
-
-ibv_context *open_ctx(const char *name)
-{
-	int n = 0;
-	ibv_device **list = ibv_get_device_list(&n);
-	ibv_context *ctx = nullptr;
-
-	if (!list)
-		die("no device list");
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		die("cannot open %s", name);
-	return ctx;
-}
 
 ibv_qp *make_qp(Env &e, ibv_cq *scq, ibv_cq *rcq)
 {
@@ -574,7 +559,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s -d DEV [-g GID_INDEX]\n", argv[0]);
 		return 2;
 	}
-	e.ctx = open_ctx(dev);
+	e.ctx = open_device(dev);
 	if (ibv_query_gid(e.ctx, 1, e.gidx, &e.gid))
 		die("query_gid %d", e.gidx);
 	e.pd = ibv_alloc_pd(e.ctx);
