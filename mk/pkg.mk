@@ -34,9 +34,11 @@ PKG_FILES      = $(shell cd $(TOP) && git ls-files --cached --others --exclude-s
 
 deb: $(DEB_STAMP)
 
-$(DEB_STAMP): $(wildcard $(addprefix $(TOP)/,$(PKG_FILES)))
+# (the file list only when asked for: every other make skips the git call)
+$(DEB_STAMP): $(if $(filter deb,$(MAKECMDGOALS)),$(wildcard $(addprefix $(TOP)/,$(PKG_FILES))))
 	@rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
-	@cd $(TOP) && for f in $(PKG_FILES); do [ -e "$$f" ] && printf '%s\0' "$$f"; done | \
+	@cd $(TOP) && git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' sh | \
 		tar --null -T - -cf - | tar -xf - -C $(DEB_SRC)
 	@$(TOP)/debian/gen-changelog $(PKG_VERSION) > $(DEB_SRC)/debian/changelog
 	@echo "deb: dpkg-buildpackage in $(DEB_SRC) (log: $(DEB_DIR)/build.log)"
