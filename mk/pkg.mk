@@ -1,6 +1,6 @@
 # mk/pkg.mk: packages for users (issue 36): DKMS and Debian packages.
 #
-#   make deb          the Debian packages, built from a copy of the tree in
+#   make deb          the Debian packages, built from a copy of the tree (PKG_PATHS) in
 #                     build/deb/ (dpkg-buildpackage -b -us -uc, then lintian):
 #                       metaroce-dkms              module source + dkms.conf,
 #                                                  metaroce.service, links.conf,
@@ -27,8 +27,11 @@ DEB_STAMP     := $(DEB_DIR)/.built-$(PKG_VERSION)
 DKMS_DESTDIR  ?= $(BUILD)/dkms
 DKMS_SRC      := $(DKMS_DESTDIR)/usr/src/metaroce-$(PKG_VERSION)
 DKMS_KERNEL   ?= $(shell uname -r)
-# The tree as git sees it, edits not yet committed included.
-PKG_FILES      = $(shell cd $(TOP) && git ls-files --cached --others --exclude-standard 2>/dev/null)
+# What the packages are built from, as git sees it (edits not yet committed
+# included): a change elsewhere (tests, documents) does not rebuild them.
+PKG_PATHS     := Makefile mk VERSION kernel userspace bpf dist debian Documentation/man
+PKG_LS         = cd $(TOP) && git ls-files --cached --others --exclude-standard
+PKG_FILES      = $(shell $(PKG_LS) -- $(PKG_PATHS) 2>/dev/null)
 
 .PHONY: deb dkms-src dkms-install
 
@@ -37,7 +40,7 @@ deb: $(DEB_STAMP)
 # (the file list only when asked for: every other make skips the git call)
 $(DEB_STAMP): $(if $(filter deb,$(MAKECMDGOALS)),$(wildcard $(addprefix $(TOP)/,$(PKG_FILES))))
 	@rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
-	@cd $(TOP) && git ls-files -z --cached --others --exclude-standard | \
+	@$(PKG_LS) -z -- $(PKG_PATHS) | \
 		xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' sh | \
 		tar --null -T - -cf - | tar -xf - -C $(DEB_SRC)
 	@$(TOP)/debian/gen-changelog $(PKG_VERSION) > $(DEB_SRC)/debian/changelog
