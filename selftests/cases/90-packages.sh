@@ -5,13 +5,13 @@
 #  - metaroce-ibverbs-provider and metaroce-tools: dpkg -i. The guests are
 #    no Debian system: their libraries come from the host's binaries, not
 #    from packages, so dpkg has an empty database and --force-depends.
-#  - metaroce-dkms: its postinst is the DKMS build, and the guests have no
-#    compiler and no kernel headers. So the host runs DKMS (dkms add +
-#    build, in a private DKMS tree) on the package's /usr/src/metaroce-<ver>
-#    for the guests' kernel, and the case installs that module where
-#    `dkms install` puts it (/lib/modules/KVER/updates/dkms); the package
-#    itself is only unpacked (dpkg --unpack), which puts metaroce.service,
-#    metaroce-links and links.conf in place.
+#  - metaroce-dkms: its postinst runs DKMS, and the guests have no compiler
+#    and no kernel headers. So the host runs DKMS (dkms add + build, in a
+#    private DKMS tree) on the package's /usr/src/metaroce-<ver> for the
+#    guests' kernel, and in the guests stand-ins for DKMS's common.postinst
+#    and for `dkms status|remove` install that module where `dkms install`
+#    puts it (/lib/modules/KVER/updates/dkms) and remove it again: the
+#    package's own maintainer scripts run as they are, up to DKMS.
 #  - The build tree's module link (extra/) and driver file are removed
 #    first: modprobe can only find the DKMS module, libibverbs only the
 #    installed provider. The case checks the loaded module's file, and
@@ -49,15 +49,13 @@ install_pkgs() {
 	mrc_delete_all
 	[ ! -d /sys/module/metaroce ] || rmmod metaroce
 	rm -f "/lib/modules/$kver/extra/metaroce.ko" /etc/libibverbs.d/metaroce.driver
-	mkdir -p /var/lib/dpkg/info /var/lib/dpkg/updates /var/lib/dpkg/triggers
-	touch /var/lib/dpkg/status /var/lib/dpkg/available
-	dpkg --force-depends -i "$PKGDIR"/metaroce-ibverbs-provider_*.deb \
-		"$PKGDIR"/metaroce-tools_*.deb 2>&1 | grep -v '^dpkg: warning: ignoring dependency' | sed 's/^/  /'
-	dpkg --unpack "$PKGDIR"/metaroce-dkms_*.deb | sed 's/^/  /'
-	install -D -m 644 "$PKGDIR/metaroce.ko" "$ko"
-	depmod -a
+	dpkg_base
+	dkms_stand_ins
+	# (the dependencies are there, as files without a package: not shown)
+	dpkg --force-depends -i "$PKGDIR"/metaroce-{ibverbs-provider,tools,dkms}_*.deb 2>&1 |
+		grep -Ev '(depends on|is not installed|dependency problems)|^ *$' | sed 's/^/  /'
 	dpkg -l | awk '/metaroce/ { print "  " $1, $2, $3 }'
-	for p in metaroce-ibverbs-provider metaroce-tools; do
+	for p in $PKGS; do
 		dpkg -s "$p" | grep -qx 'Status: install ok installed' || fail "$p not installed"
 	done
 	[ "$(cat /etc/libibverbs.d/metaroce.driver)" = "driver metaroce" ] ||
@@ -69,6 +67,46 @@ install_pkgs() {
 	mods=$(find /lib/modules -name 'metaroce.ko*' | tr '\n' ' ')
 	[ "$mods" = "$ko " ] || fail "metaroce modules on the guest: $mods (want only $ko)"
 	[ "$(modinfo -n metaroce)" = "$ko" ] || fail "modprobe would load $(modinfo -n metaroce)"
+}
+
+# A dpkg database in which the guest's own directories and links belong to
+# a package, as they belong to base-files, libc6, systemd... on Debian:
+# otherwise purging the last package that lists /lib removes /lib, which is
+# a link to usr/lib here as on a merged-/usr Debian.
+dpkg_base() {
+	local d=/var/lib/dpkg
+	mkdir -p "$d/info" "$d/updates" "$d/triggers"
+	: > "$d/available"
+	printf '%s\n' 'Package: bed-root' 'Status: install ok installed' 'Priority: required' \
+		'Maintainer: selftests/bed' 'Architecture: all' 'Version: 1' \
+		"Description: the bed guest's own directories" '' > "$d/status"
+	{ echo /.; find / -xdev \( -type d -o -type l \) ! -path / ! -path '/var/lib/dpkg*'; } > "$d/info/bed-root.list"
+}
+
+# DKMS in the guest: the module DKMS built on the host goes where `dkms
+# install` puts it; `dkms status` and `dkms remove` (the package's prerm)
+# see and remove it.
+dkms_stand_ins() {
+	local ko
+	ko=$(dkms_ko)
+	mkdir -p /usr/lib/dkms /usr/local/sbin
+	cat > /usr/lib/dkms/common.postinst <<-EOF
+		#!/bin/sh
+		set -e
+		mkdir -p "${ko%/*}"
+		cp "$PKGDIR/metaroce.ko" "$ko"
+		depmod -a
+		echo "90-packages' DKMS stand-in: \$1/\$2 installed in $ko"
+	EOF
+	cat > /usr/local/sbin/dkms <<-EOF
+		#!/bin/sh
+		case "\$1" in
+		status) [ ! -e "$ko" ] || echo "metaroce/0.1.0, $(uname -r), x86_64: installed" ;;
+		remove) rm -f "$ko"; depmod -a; echo "90-packages' DKMS stand-in: removed $ko" ;;
+		*) echo "dkms stand-in: \$1 not supported" >&2; exit 1 ;;
+		esac
+	EOF
+	chmod +x /usr/lib/dkms/common.postinst /usr/local/sbin/dkms
 }
 
 # unit_cmd Start|Stop: the unit's command, as systemd would run it
@@ -91,7 +129,10 @@ links_up() {
 	echo "mrc0 eth0" >> /etc/metaroce/links.conf
 	echo "  $(hostname): ${start[*]}"
 	expect_links 0 "mrc0 on eth0: created" "${start[@]}"
-	[ "$(cat /sys/module/metaroce/srcversion)" = "$(modinfo -F srcversion "$(dkms_ko)")" ] ||
+	# (install_pkgs left no other metaroce.ko to load; srcversion where the
+	# kernel shows it)
+	[ ! -e /sys/module/metaroce/srcversion ] ||
+		[ "$(cat /sys/module/metaroce/srcversion)" = "$(modinfo -F srcversion "$(dkms_ko)")" ] ||
 		fail "the loaded module is not $(dkms_ko)"
 	wait_until "mrc0 ACTIVE" port_is mrc0 "4: ACTIVE"
 	link_line mrc0 | grep -q ' netdev eth0$' || fail "mrc0: $(link_line mrc0)"
@@ -167,12 +208,14 @@ remove_pkgs() {
 	files=$(dpkg -L $PKGS | sort -u)
 	# shellcheck disable=SC2086
 	dpkg --purge $PKGS | sed 's/^/  /'
-	rm -f "$(dkms_ko)"
-	depmod -a
+	[ ! -e "$(dkms_ko)" ] || fail "the prerm did not remove the module ($(dkms_ko))"
 	for f in $files; do
 		[ -d "$f" ] || [ ! -e "$f" ] || fail "left after purge: $f"
 	done
 	! modinfo -n metaroce > /dev/null 2>&1 || fail "a metaroce module is still found: $(modinfo -n metaroce)"
+	if [ ! -L /lib ] || [ ! -d /lib/modules ]; then
+		fail "/lib is gone or no link any more"
+	fi
 	echo "  $(hostname): purged, $(wc -w <<<"$files") paths gone"
 }
 
@@ -180,9 +223,12 @@ remove_pkgs() {
 case_guest_cleanup() {
 	mrc_delete_all
 	[ ! -d /sys/module/metaroce ] || rmmod metaroce
-	# shellcheck disable=SC2086 # a list of names
-	[ ! -d /var/lib/dpkg ] || dpkg --purge $PKGS > /dev/null
-	rm -rf /var/lib/dpkg /etc/metaroce "$PKGDIR" "$(dkms_ko)" /etc/ld.so.cache
+	local p
+	for p in $PKGS; do
+		! dpkg -s "$p" > /dev/null 2>&1 || dpkg --purge "$p" > /dev/null
+	done
+	rm -rf /var/lib/dpkg /etc/metaroce "$PKGDIR" "$(dkms_ko)" /etc/ld.so.cache \
+		/usr/lib/dkms /usr/local/sbin/dkms
 	bed-sync --force
 }
 
