@@ -47,6 +47,8 @@ test-unit: userspace userspace-san
 		>> $(RESULTS)/unit.results || true
 	@echo "test-unit: metaroce(7) lists every module parameter and counter"
 	@$(TOP)/Documentation/man/check-man $(TOP) >> $(RESULTS)/unit.results || true
+	@echo "test-unit: the bed's filter of known kernel reports"
+	@$(TOP)/selftests/lib/kernel-log-filter-test >> $(RESULTS)/unit.results || true
 	@fz=$$(ls $(US_BUILD_SAN)/tests/*_fuzz 2>/dev/null); \
 	if [ -n "$$fz" ]; then \
 		echo "test-unit: fuzzing $$(echo $$fz | wc -w) target(s), $(FUZZ_SECONDS) s each"; \
