@@ -23,6 +23,7 @@ include mk/kunit.mk
 include mk/bench.mk
 include mk/bpf.mk
 include mk/debug.mk
+include mk/pkg.mk
 
 all: deps-check module userspace
 

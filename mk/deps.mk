@@ -24,6 +24,7 @@ DEPS_PKGS := \
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev \
 	perftest rdmacm-utils nvme-cli fio iproute2 tcpdump tshark strace ethtool gnuplot-nox \
 	prometheus curl \
+	dkms dh-dkms debhelper lintian \
 	linux-headers-$(KVER) linux-source-$(KSRC_SERIES)
 
 KIMG_PKG      := linux-image-$(KVER)-unsigned
