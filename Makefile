@@ -24,7 +24,7 @@ include mk/bench.mk
 include mk/bpf.mk
 include mk/debug.mk
 
-all: deps-check module userspace
+all: deps-check modules userspace
 
 test: deps-check
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)

@@ -31,8 +31,8 @@ KUNIT_HOOK_KC  := source "drivers/infiniband/sw/metaroce/Kconfig"
 
 # Wait for `make deps` to finish unpacking the source (it may run in parallel).
 kunit-tree:
-	@for i in $$(seq 600); do [ -f $(CACHE)/.src-done ] && break; sleep 1; done; \
-	[ -f $(CACHE)/.src-done ] || { echo "kunit: $(KUNIT_TREE) missing: run make deps" >&2; exit 1; }
+	@for i in $$(seq 600); do [ -f $(CACHE)/.src-$(KSEL)-done ] && break; sleep 1; done; \
+	[ -f $(CACHE)/.src-$(KSEL)-done ] || { echo "kunit: $(KUNIT_TREE) missing: run make deps" >&2; exit 1; }
 	@# another work tree's sources may have left newer objects behind, which
 	@# make would take for up to date: start the module's objects afresh
 	@if [ "$$(readlink $(KUNIT_LINK))" != "$(TOP)/kernel" ]; then \
