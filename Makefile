@@ -1,8 +1,10 @@
 # metaroce: top-level entry points. Each area lives in its own fragment under mk/.
 #
-#   make            build the module and the userspace (calls `make deps` when needed)
-#   make deps       install build/test dependencies and the pinned guest kernel
-#   make test       every test but the long ones; ends with "N passed, N failed"
+#   make            build the module (for every pinned kernel) and the userspace
+#                   (calls `make deps` when needed)
+#   make deps       install build/test dependencies and the pinned guest kernels
+#   make test       every test but the long ones, KUnit and the bed on every
+#                   pinned kernel (6.1, 6.12); ends with "N passed, N failed"
 #   make test-long  the long runs (full-scale property tests, selftests/long/)
 #   make demo       boot the two-VM bed and show metaroce at work
 #   make test-debug every bed case on the debug guest kernel (mk/debug.mk)
@@ -26,12 +28,19 @@ include mk/debug.mk
 
 all: deps-check modules userspace
 
+# KUnit and the bed run on every pinned kernel series (mk/config.mk), each
+# part timed.
 test: deps-check
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@rc=0; \
-	$(MAKE) --no-print-directory test-unit TALLY_SKIP=1 || rc=1; \
-	$(MAKE) --no-print-directory test-kunit TALLY_SKIP=1 || rc=1; \
-	$(MAKE) --no-print-directory test-bed TALLY_SKIP=1 || rc=1; \
+	part() { \
+		t=$$(date +%s); \
+		$(MAKE) --no-print-directory "$$@" TALLY_SKIP=1 || rc=1; \
+		echo "test: $$* took $$(( $$(date +%s) - t )) s"; \
+	}; \
+	part test-unit; \
+	for s in $(KSERIES); do part test-kunit KSEL=$$s; done; \
+	for s in $(KSERIES); do part test-bed KSEL=$$s; done; \
 	$(TALLY) $(RESULTS)/*.results || rc=1; \
 	exit $$rc
 
