@@ -1,8 +1,10 @@
 # metaroce: top-level entry points. Each area lives in its own fragment under mk/.
 #
-#   make            build the module and the userspace (calls `make deps` when needed)
-#   make deps       install build/test dependencies and the pinned guest kernel
-#   make test       every test but the long ones; ends with "N passed, N failed"
+#   make            build the module (for every pinned kernel) and the userspace
+#                   (calls `make deps` when needed)
+#   make deps       install build/test dependencies and the pinned guest kernels
+#   make test       every test but the long ones, KUnit and the bed on every
+#                   pinned kernel (6.1, 6.12); ends with "N passed, N failed"
 #   make test-long  the long runs (full-scale property tests, selftests/long/)
 #   make demo       boot the two-VM bed and show metaroce at work
 #   make test-debug every bed case on the debug guest kernel (mk/debug.mk)
@@ -25,14 +27,23 @@ include mk/bpf.mk
 include mk/debug.mk
 include mk/pkg.mk
 
-all: deps-check module userspace
+all: deps-check modules userspace
 
+# KUnit and the bed run on every pinned kernel series (mk/config.mk), each
+# part timed. BED_CASES_<series> (e.g. BED_CASES_6.12="selftests/cases/4*.sh")
+# narrows one series' bed to those cases, should the budget need it.
 test: deps-check
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@rc=0; \
-	$(MAKE) --no-print-directory test-unit TALLY_SKIP=1 || rc=1; \
-	$(MAKE) --no-print-directory test-kunit TALLY_SKIP=1 || rc=1; \
-	$(MAKE) --no-print-directory test-bed TALLY_SKIP=1 || rc=1; \
+	part() { \
+		t=$$(date +%s); \
+		$(MAKE) --no-print-directory "$$@" TALLY_SKIP=1 || rc=1; \
+		echo "test: $$* took $$(( $$(date +%s) - t )) s"; \
+	}; \
+	part test-unit; \
+	for s in $(KSERIES); do part test-kunit KSEL=$$s; done; \
+	$(foreach s,$(KSERIES),part test-bed KSEL=$(s) \
+		$(if $(BED_CASES_$(s)),BED_CASES="$(BED_CASES_$(s))");) \
 	$(TALLY) $(RESULTS)/*.results || rc=1; \
 	exit $$rc
 

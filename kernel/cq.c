@@ -68,8 +68,10 @@ static int mrc_cq_init_user(struct mrc_cq *cq, u32 cqe,
 }
 
 int mrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata)
+		  struct mrc_create_cq_arg *arg)
 {
+	struct ib_udata *udata = mrc_create_cq_udata(arg);
+
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)

@@ -13,6 +13,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "kcompat.h"
 #include "queue.h"
 
 /* Larger rings are refused before any size arithmetic can overflow. */
@@ -136,8 +137,8 @@ static int mrc_queue_map_pages(struct vm_area_struct *vma, void *addr)
 		if (err)
 			return err;
 	}
-	/* as remap_vmalloc_range(); vm_flags_set() from 6.3 */
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	/* as remap_vmalloc_range() */
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "kcompat.h"
 #include "queue.h"
 
 struct mrc_qp;
@@ -358,7 +359,7 @@ static inline struct mrc_cq *to_mrc_cq(struct ib_cq *ibcq)
 int mrc_cq_init(struct mrc_cq *cq, u32 cqe);
 void mrc_cq_fini(struct mrc_cq *cq);
 int mrc_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata);
+		  struct mrc_create_cq_arg *arg);
 int mrc_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int mrc_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int mrc_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

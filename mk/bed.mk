@@ -14,6 +14,9 @@
 #                        each on a freshly booted bed (SOAK_REBOOT=0: one
 #                        bed), every failure's evidence kept in .cache/soak
 #                        (part of make test-long)
+#   KSEL=6.12            any of these on that kernel series (mk/config.mk):
+#                        its module and Debian kernel, results apart
+#                        (bed-6.12.results)
 #   make bed-up          boot the bed (BED_UP_ARGS) and leave it up
 #   make bed-shell       interactive shell in guest a (VM=b for b)
 #   make bed-status / bed-down
@@ -27,25 +30,31 @@ VM           ?= a
 # The bed reads the pinned kernel from here (it derives it itself when run alone).
 export KVER GUEST_KDIR
 
+# A series other than the default boots its own kernel (first, so that a
+# --kernel in BED_UP_ARGS still wins), and its results are kept apart.
+BED_KSEL     := $(if $(filter-out $(KDEFAULT),$(KSEL)),-$(KSEL))
+BED_UP       := $(if $(BED_KSEL),--kernel $(KSEL)) $(BED_UP_ARGS)
+
 .PHONY: test-bed test-bed-long test-soak bed-up bed-down bed-shell bed-status demo
 
 test-bed: deps-check module userspace
 	@mkdir -p $(RESULTS)
-	@RESULTS=$(RESULTS) BED_UP_ARGS="$(BED_UP_ARGS)" $(TOP)/selftests/run-bed $(BED_CASES)
+	@RESULTS=$(RESULTS) BED_SUITE=bed$(BED_KSEL) BED_UP_ARGS="$(BED_UP)" \
+		$(TOP)/selftests/run-bed $(BED_CASES)
 
 # The bed cases too long for CI (make test-long), results in bed-long.results.
 test-bed-long: deps-check module userspace
 	@mkdir -p $(RESULTS)
-	@RESULTS=$(RESULTS) BED_SUITE=bed-long BED_UP_ARGS="$(BED_UP_ARGS)" \
+	@RESULTS=$(RESULTS) BED_SUITE=bed-long$(BED_KSEL) BED_UP_ARGS="$(BED_UP)" \
 		$(TOP)/selftests/run-bed $(or $(BED_CASES),$(wildcard $(TOP)/selftests/long/*.sh))
 
 # Repetitions of the cases on fresh beds (make test-long), in soak.results.
 test-soak: deps-check module userspace
 	@mkdir -p $(RESULTS)
-	@RESULTS=$(RESULTS) BED_UP_ARGS="$(BED_UP_ARGS)" $(TOP)/selftests/soak $(BED_CASES)
+	@RESULTS=$(RESULTS) BED_UP_ARGS="$(BED_UP)" $(TOP)/selftests/soak $(BED_CASES)
 
 bed-up: deps-check module userspace
-	@$(BED) up $(BED_UP_ARGS)
+	@$(BED) up $(BED_UP)
 
 bed-down:
 	@$(BED) down
@@ -57,4 +66,4 @@ bed-shell:
 	@$(BED) shell $(VM)
 
 demo: deps-check module userspace
-	@BED_UP_ARGS="$(BED_UP_ARGS)" $(TOP)/selftests/demo
+	@BED_UP_ARGS="$(BED_UP)" $(TOP)/selftests/demo

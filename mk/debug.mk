@@ -32,19 +32,12 @@ DEBUG_CASES     = $(or $(BED_CASES),$(filter-out $(DEBUG_LAST),$(wildcard $(TOP)
 debug-kernel: deps-check
 	@$(DEBUG_KERNEL) build >/dev/null
 
-# Kbuild writes its objects beside the sources, so the debug build gets a
-# tree of links to the sources (only them: a link to an object of the stock
-# build would be written through) and builds there. With debug info (the
-# kernel has none), so a report's "func+0x1a3/0x5c0 [metaroce]" maps to a
-# line: gdb build/kernel-debug/metaroce.ko -ex 'list *(func+0x1a3)'.
+# In a tree of links to the sources (kmod_link_tree, mk/kernel.mk). With
+# debug info (the kernel has none), so a report's "func+0x1a3/0x5c0
+# [metaroce]" maps to a line: gdb build/kernel-debug/metaroce.ko -ex 'list
+# *(func+0x1a3)'.
 module-debug: debug-kernel
-	@set -e; cd $(TOP)/kernel; \
-	find . \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) ! -name '*.mod.c' | \
-	while read -r f; do \
-		mkdir -p $(KMOD_DEBUG_DIR)/$${f%/*}; \
-		ln -sfn $(TOP)/kernel/$$f $(KMOD_DEBUG_DIR)/$$f; \
-	done; \
-	find $(KMOD_DEBUG_DIR) -xtype l -delete
+	$(call kmod_link_tree,$(KMOD_DEBUG_DIR))
 	@$(MAKE) --no-print-directory -C $$($(DEBUG_KERNEL) dir)/build M=$(KMOD_DEBUG_DIR) \
 		CONFIG_METAROCE=m W=1 KCFLAGS=-g -j2 modules
 

@@ -11,8 +11,6 @@
 
 .PHONY: deps deps-check
 
-KSRC_SERIES   := 6.1
-
 # Host build + test tools, and the binaries the bed copies into the guests.
 DEPS_PKGS := \
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio gzip xz-utils \
@@ -25,20 +23,27 @@ DEPS_PKGS := \
 	perftest rdmacm-utils nvme-cli fio iproute2 tcpdump tshark strace ethtool gnuplot-nox \
 	prometheus curl \
 	dkms dh-dkms debhelper lintian \
-	linux-headers-$(KVER) linux-source-$(KSRC_SERIES)
+	linux-headers-$(KVER_$(KDEFAULT)) $(foreach s,$(KSERIES),linux-source-$(s))
 
-KIMG_PKG      := linux-image-$(KVER)-unsigned
-KIMG_DEB      := $(CACHE)/debs/$(KIMG_PKG)_$(KPKG_VERSION)_amd64.deb
-KSRC_DIR      := $(CACHE)/linux-source-$(KSRC_SERIES)
-KSRC_TAR      := /usr/src/linux-source-$(KSRC_SERIES).tar.xz
-
-DEPS_STAMP    := $(CACHE)/.deps-done
-KIMG_STAMP    := $(GUEST_KDIR)/.done
-SRC_STAMP     := $(CACHE)/.src-done
+# Per kernel series S (mk/config.mk): the image package and, for all but
+# the default series, the header packages unpacked beside it (KHEADERS).
+kimg_pkg       = linux-image-$(KVER_$(1))-unsigned
+kabi           = $(patsubst %-amd64,%,$(KVER_$(1)))
+khdr_pkgs      = $(if $(filter $(KDEFAULT),$(1)),,linux-headers-$(KVER_$(1)) \
+		 linux-headers-$(call kabi,$(1))-common linux-kbuild-$(call kabi,$(1)))
+kdebs          = $(foreach p,$(call kimg_pkg,$(1)) $(call khdr_pkgs,$(1)),$(p)=$(KPKG_$(1)))
+ksrc_dir       = $(CACHE)/linux-source-$(1)
+ksrc_tar       = /usr/src/linux-source-$(1).tar.xz
+kimg_stamp     = $(call kdir,$(1))/.done
+ksrc_stamp     = $(CACHE)/.src-$(1)-done
 # The uncompressed ELF kernel: the bed boots it directly (PVH entry, no
 # decompression under TCG), and BPF CO-RE can read the guest's BTF from it.
-GUEST_VMLINUX := $(GUEST_KDIR)/boot/vmlinux-$(KVER)
-DEPS_STAMPS   := $(DEPS_STAMP) $(KIMG_STAMP) $(SRC_STAMP) $(GUEST_VMLINUX)
+kvmlinux       = $(call kdir,$(1))/boot/vmlinux-$(KVER_$(1))
+
+DEPS_STAMP    := $(CACHE)/.deps-done
+GUEST_VMLINUX := $(call kvmlinux,$(KSEL))
+DEPS_STAMPS   := $(DEPS_STAMP) $(foreach s,$(KSERIES),$(call kimg_stamp,$(s)) \
+		 $(call ksrc_stamp,$(s)) $(call kvmlinux,$(s)))
 
 # apt-get with the lists as they are; on failure refresh them once and retry.
 APT_RETRY = sh -c '"$$@" || { apt-get update -q && "$$@"; }' apt-retry
@@ -56,60 +61,78 @@ define deps_packages
 	@mkdir -p $(CACHE) && touch $(DEPS_STAMP)
 endef
 
-# The guest kernel: the stock Debian image, never installed on the host.
+# The guest kernel of series $(1): the stock Debian image, never installed
+# on the host, with its headers where they are not installed (the header
+# package's Makefile includes its -common twin by absolute path: pointed
+# at the unpacked one).
 define deps_kimage
-	@if [ ! -f $(KIMG_STAMP) ]; then \
+	@if [ ! -f $(call kimg_stamp,$(1)) ]; then \
 		set -e; mkdir -p $(CACHE)/debs; \
-		if [ ! -f $(KIMG_DEB) ]; then \
-			echo "deps: downloading $(KIMG_PKG)=$(KPKG_VERSION)"; \
-			cd $(CACHE)/debs && $(APT_RETRY) \
-				apt-get download -q -o APT::Sandbox::User=root $(KIMG_PKG)=$(KPKG_VERSION); \
-		fi; \
-		rm -rf $(GUEST_KDIR) && mkdir -p $(GUEST_KDIR); \
-		dpkg-deb -x $(KIMG_DEB) $(GUEST_KDIR); \
-		depmod -b $(GUEST_KDIR) $(KVER); \
-		touch $(KIMG_STAMP); \
+		for p in $(call kdebs,$(1)); do \
+			ls $(CACHE)/debs/$${p%%=*}_$${p#*=}_*.deb >/dev/null 2>&1 && continue; \
+			echo "deps: downloading $$p"; \
+			(cd $(CACHE)/debs && $(APT_RETRY) \
+				apt-get download -q -o APT::Sandbox::User=root $$p); \
+		done; \
+		rm -rf $(call kdir,$(1)) && mkdir -p $(call kdir,$(1)); \
+		for p in $(call kdebs,$(1)); do \
+			dpkg-deb -x $(CACHE)/debs/$${p%%=*}_$${p#*=}_*.deb $(call kdir,$(1)); \
+		done; \
+		$(if $(call khdr_pkgs,$(1)),sed -i 's|^include /usr/src/|include $(call kdir,$(1))/usr/src/|' \
+			$(call khdr,$(1))/Makefile;) \
+		depmod -b $(call kdir,$(1)) $(KVER_$(1)); \
+		touch $(call kimg_stamp,$(1)); \
 	fi
 endef
 
-# linux-source for KUnit and checkpatch, unpacked once into the cache. A tree
-# that is already there is kept as it is (KUnit links our driver into it).
+# linux-source of series $(1) for KUnit and checkpatch, unpacked once into
+# the cache. A tree that is already there is kept as it is (KUnit links our
+# driver into it).
 define deps_source
-	@if [ ! -f $(SRC_STAMP) ]; then \
+	@if [ ! -f $(call ksrc_stamp,$(1)) ]; then \
 		set -e; \
-		if [ ! -f $(KSRC_DIR)/Makefile ]; then \
-			echo "deps: unpacking $(KSRC_TAR)"; \
-			tar -xf $(KSRC_TAR) -C $(CACHE); \
+		if [ ! -f $(call ksrc_dir,$(1))/Makefile ]; then \
+			echo "deps: unpacking $(call ksrc_tar,$(1))"; \
+			tar -xf $(call ksrc_tar,$(1)) -C $(CACHE); \
 		fi; \
-		touch $(SRC_STAMP); \
+		touch $(call ksrc_stamp,$(1)); \
 	fi
 endef
 
+# extract-vmlinux of the default series' source reads any series' image.
 define deps_vmlinux
-	@if [ ! -f $(GUEST_VMLINUX) ]; then \
+	@if [ ! -f $(call kvmlinux,$(1)) ]; then \
 		set -e; \
-		sh $(KSRC_DIR)/scripts/extract-vmlinux $(GUEST_KDIR)/boot/vmlinuz-$(KVER) \
-			> $(GUEST_VMLINUX).tmp; \
-		mv $(GUEST_VMLINUX).tmp $(GUEST_VMLINUX); \
+		sh $(call ksrc_dir,$(KDEFAULT))/scripts/extract-vmlinux \
+			$(call kdir,$(1))/boot/vmlinuz-$(KVER_$(1)) > $(call kvmlinux,$(1)).tmp; \
+		mv $(call kvmlinux,$(1)).tmp $(call kvmlinux,$(1)); \
 	fi
+endef
+
+define nl
+
+
 endef
 
 deps:
 	$(deps_packages)
-	$(deps_kimage)
-	$(deps_source)
-	$(deps_vmlinux)
+	$(foreach s,$(KSERIES),$(call deps_kimage,$(s))$(nl))
+	$(foreach s,$(KSERIES),$(call deps_source,$(s))$(nl))
+	$(foreach s,$(KSERIES),$(call deps_vmlinux,$(s))$(nl))
 
 deps-check: $(DEPS_STAMPS)
 
-$(DEPS_STAMP): mk/deps.mk
+$(DEPS_STAMP): mk/deps.mk mk/config.mk
 	$(deps_packages)
 
-$(KIMG_STAMP): | $(DEPS_STAMP)
-	$(deps_kimage)
+define deps_series_rules
+$(call kimg_stamp,$(1)): | $(DEPS_STAMP)
+	$$(call deps_kimage,$(1))
 
-$(SRC_STAMP): | $(DEPS_STAMP)
-	$(deps_source)
+$(call ksrc_stamp,$(1)): | $(DEPS_STAMP)
+	$$(call deps_source,$(1))
 
-$(GUEST_VMLINUX): | $(KIMG_STAMP) $(SRC_STAMP)
-	$(deps_vmlinux)
+$(call kvmlinux,$(1)): | $(call kimg_stamp,$(1)) $(call ksrc_stamp,$(KDEFAULT))
+	$$(call deps_vmlinux,$(1))
+endef
+$(foreach s,$(KSERIES),$(eval $(call deps_series_rules,$(s))))

@@ -4,6 +4,8 @@
 #                        write $(RESULTS)/kunit.results and print a tally
 #   make test-kunit KUNIT_FILTER='metaroce_wire*'   only the matching suites
 #                        (a kunit.py filter_glob: suite or suite.case)
+#   make test-kunit KSEL=6.12   the same on that series' linux-source (its
+#                        own tree, build dir, log and kunit-6.12.results)
 #
 # The module is built the way it would live upstream: our kernel/ directory is
 # linked into the cached linux-source tree as drivers/infiniband/sw/metaroce and
@@ -13,12 +15,14 @@
 # reruns are incremental. Full log of the last run: .cache/kunit.log; its raw
 # KTAP output: $(RESULTS)/kunit.ktap.
 
-KUNIT_TREE     := $(CACHE)/linux-source-6.1
-KUNIT_BUILD    := $(CACHE)/kunit-build
+# The default series keeps the plain names; another series' files carry it.
+KUNIT_SFX      := $(if $(filter-out $(KDEFAULT),$(KSEL)),-$(KSEL))
+KUNIT_TREE     := $(CACHE)/linux-source-$(KSEL)
+KUNIT_BUILD    := $(CACHE)/kunit-build$(KUNIT_SFX)
 KUNIT_CCACHE   := $(CACHE)/ccache
-KUNIT_LOG      := $(CACHE)/kunit.log
-KUNIT_RESULTS  := $(RESULTS)/kunit.results
-KUNIT_KTAP     := $(RESULTS)/kunit.ktap
+KUNIT_LOG      := $(CACHE)/kunit$(KUNIT_SFX).log
+KUNIT_RESULTS  := $(RESULTS)/kunit$(KUNIT_SFX).results
+KUNIT_KTAP     := $(RESULTS)/kunit$(KUNIT_SFX).ktap
 KUNIT_JOBS     ?= 2
 KUNIT_TIMEOUT  ?= 600
 KUNIT_FILTER   ?=
@@ -31,8 +35,8 @@ KUNIT_HOOK_KC  := source "drivers/infiniband/sw/metaroce/Kconfig"
 
 # Wait for `make deps` to finish unpacking the source (it may run in parallel).
 kunit-tree:
-	@for i in $$(seq 600); do [ -f $(CACHE)/.src-done ] && break; sleep 1; done; \
-	[ -f $(CACHE)/.src-done ] || { echo "kunit: $(KUNIT_TREE) missing: run make deps" >&2; exit 1; }
+	@for i in $$(seq 600); do [ -f $(CACHE)/.src-$(KSEL)-done ] && break; sleep 1; done; \
+	[ -f $(CACHE)/.src-$(KSEL)-done ] || { echo "kunit: $(KUNIT_TREE) missing: run make deps" >&2; exit 1; }
 	@# another work tree's sources may have left newer objects behind, which
 	@# make would take for up to date: start the module's objects afresh
 	@if [ "$$(readlink $(KUNIT_LINK))" != "$(TOP)/kernel" ]; then \

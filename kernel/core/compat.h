@@ -8,6 +8,8 @@
  * use is exactly what is defined here: fixed-width types, memcpy/memset,
  * big-endian loads and stores at any alignment, branch hints and a
  * compile-time assertion. No allocation, no locks, no clocks, no I/O.
+ * In the kernel, what differs between kernel versions comes from the
+ * module's one compat header, ../kcompat.h.
  */
 #ifndef MRC_CORE_COMPAT_H
 #define MRC_CORE_COMPAT_H
@@ -18,7 +20,8 @@
 #include <linux/string.h>
 #include <linux/compiler.h>
 #include <linux/build_bug.h>
-#include <asm/unaligned.h>
+/* the unaligned accessors, wherever this kernel keeps them */
+#include "../kcompat.h"
 
 #define MRC_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 

@@ -248,6 +248,10 @@ dkms_build() {
 		if [ ! -e "$ksrc/Makefile" ] && grep -qs '^KERNEL=debug' "$TOP/.cache/bed/bed.env"; then
 			ksrc=$("$TOP/selftests/lib/debug-kernel" dir)/build
 		fi
+		# a pinned series other than the host's (6.12): its headers
+		# are unpacked beside its image (mk/config.mk, khdr)
+		[ -e "$ksrc/Makefile" ] ||
+			ksrc=$TOP/.cache/kernel/$kver/usr/src/linux-headers-$kver
 		[ -e "$ksrc/Makefile" ] || fail "no kernel headers for $kver on the host ($ksrc)"
 		tmp=$dir.tmp
 		rm -rf "$tmp" && mkdir -p "$tmp/root" "$tmp/dkms"
