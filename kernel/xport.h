@@ -5,8 +5,10 @@
  * memory regions, sockets). Protocol decisions are the core's; these
  * files only carry them out.
  *
- *   xport.c  QP hooks: create, connect on modify_qp, destroy; the timer
- *            and the per-QP work item
+ *   xport.c  the engine: QP hooks (create, connect on modify_qp,
+ *            destroy) and one run per timer expiry or work item
+ *   xp.c     what everything below the engine shares: packet buffers,
+ *            sealing, bundles, the batched transmit, timer arming
  *   tx.c     send engine: WQEs -> core messages -> packets; ACK/NAK in;
  *            send completions
  *   demux.c  datagrams in: parse, bundles, QP lookup by type ([SEC-10])
@@ -197,7 +199,8 @@ static inline struct mrc_xp *mrc_xp_of(struct mrc_qp *qp)
 
 extern const struct mrc_qp_hooks mrc_xp_hooks;
 
-/* xport.c */
+/* xp.c: below the engine, shared by rx, tx, ACKs and linger */
+void mrc_xp_burst(struct mrc_conn_cfg *cfg);
 void mrc_xp_kick(struct mrc_xp *xp);
 void mrc_xp_arm_timer(struct mrc_xp *xp);
 void mrc_xp_arm_timer_at(struct mrc_xp *xp, u64 at);

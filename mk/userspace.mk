@@ -45,6 +45,8 @@ test-unit: userspace userspace-san
 	@echo "test-unit: the Wireshark dissector (golden captures, fuzzed datagrams)"
 	@$(TOP)/userspace/tools/wireshark/test-dissector $(US_BUILD) $(UNIT_LOGS) \
 		>> $(RESULTS)/unit.results || true
+	@echo "test-unit: the bed's filter of known kernel reports"
+	@$(TOP)/selftests/lib/kernel-log-filter-test >> $(RESULTS)/unit.results || true
 	@fz=$$(ls $(US_BUILD_SAN)/tests/*_fuzz 2>/dev/null); \
 	if [ -n "$$fz" ]; then \
 		echo "test-unit: fuzzing $$(echo $$fz | wc -w) target(s), $(FUZZ_SECONDS) s each"; \
