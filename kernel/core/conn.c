@@ -49,6 +49,7 @@ void mrc_conn_cfg_default(struct mrc_conn_cfg *cfg, u32 npaths, u32 mss)
 	cfg->retry_limit = 7;
 	cfg->rack = true;
 	cfg->ack_resends = true;
+	cfg->answer_probe = true;
 	cfg->reply_hold_ns = 0;
 	cfg->reply_hold_min_ns = 10000;
 	cfg->seed = 1;
@@ -307,7 +308,8 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 		c->ask_ack = false;
 	reply_leaves(c, now, flags);
 	if (flags & MRC_F_ACK_REQ)
-		mrc_path_tx_asked(&p->tx, now, seg->psn, idle);
+		mrc_path_tx_asked(&p->tx, now, seg->psn,
+				  idle && c->cfg.answer_probe);
 	seg->flags = flags;
 	c->stats.tx_segs++;
 }
