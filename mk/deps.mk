@@ -23,7 +23,7 @@ DEPS_PKGS := \
 	qemu-system-x86 busybox-static socat \
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev \
 	perftest rdmacm-utils nvme-cli fio iproute2 tcpdump tshark strace ethtool gnuplot-nox \
-	prometheus curl \
+	prometheus curl iperf3 \
 	linux-headers-$(KVER) linux-source-$(KSRC_SERIES)
 
 KIMG_PKG      := linux-image-$(KVER)-unsigned
