@@ -14,7 +14,8 @@
 #   guest.sh alternate PORT PERIOD COND... -- TOOL ARGS
 #                                    one client, its loss switched per period
 #   guest.sh counters                rdma statistic of both devices
-#   guest.sh cpustat                 busy and softirq+irq clock ticks so far
+#   guest.sh cpustat                 busy, kernel and softirq clock ticks so far
+#   guest.sh cpu_delta BEFORE AFTER  their differences
 #   guest.sh iperf_server PORT       start an iperf3 server (one test)
 #   guest.sh iperf_client PORT LEN BYTES
 #                                    send BYTES in writes of LEN over TCP
@@ -218,17 +219,24 @@ netem() {
 	return 0
 }
 
-# Clock ticks (USER_HZ) this guest's CPU spent so far: "busy softirq"
-# (busy: all but idle and iowait; softirq: softirq and hard irq, the
+# Clock ticks (USER_HZ) this guest's CPU spent so far: "busy kernel
+# softirq" (busy: all but idle and iowait; kernel: system, irq and
+# softirq, where a kernel transport and TCP do their work, and not the
+# user space that busy-polls a CQ; softirq: softirq and hard irq, the
 # receive path and the protocol's timers).
 cpustat() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $7 + $8 }' /proc/stat
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $4 + $7 + $8, $7 + $8 }' /proc/stat
 }
 
-# cpu_line BEFORE AFTER: "CPU <busy ticks> <softirq ticks> <USER_HZ>"
+# cpu_delta BEFORE AFTER: the three counts' differences
+cpu_delta() {
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		print y[1] - x[1], y[2] - x[2], y[3] - x[3] }'
+}
+
+# cpu_line BEFORE AFTER: "CPU <busy> <kernel> <softirq> <USER_HZ>"
 cpu_line() {
-	echo "CPU $(awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " ")
-		split(b, y, " "); print y[1] - x[1], y[2] - x[2] }') $(getconf CLK_TCK 2>/dev/null || echo 100)"
+	echo "CPU $(cpu_delta "$1" "$2") $(getconf CLK_TCK 2>/dev/null || echo 100)"
 }
 
 # iperf3 from the host's /usr (the initramfs has none)
