@@ -72,6 +72,11 @@ module_param(ack_resends, bool, 0644);
 MODULE_PARM_DESC(ack_resends,
 		 "a resend asks for an ACK at once ([REL-14]); for new connections");
 
+static bool answer_probe = true;
+module_param(answer_probe, bool, 0644);
+MODULE_PARM_DESC(answer_probe,
+		 "probe a request whose answer is overdue ([REL-10] answer timeout); for new connections");
+
 /*
  * In the bed a guest's application replies 100-200 us after the request's
  * arrival; 500 us covers that with room and costs a one-way sender that
@@ -340,6 +345,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	cfg.cc.keep_home_resp = READ_ONCE(keep_home_resp);
 	cfg.rack = READ_ONCE(rack);
 	cfg.ack_resends = READ_ONCE(ack_resends);
+	cfg.answer_probe = READ_ONCE(answer_probe);
 	cfg.reply_hold_ns = (u64)READ_ONCE(reply_hold_us) * NSEC_PER_USEC;
 	/*
 	 * A hold ends on a scheduler tick (the tick's hrtimer expires on

@@ -41,6 +41,7 @@ static int mrc_res_path(struct sk_buff *msg, const struct mrc_path *p,
 		"rcv_cum", "rcv_pending", "rcv_oow", "state", "sport",
 		"ack_sport", "fails", "fail_why", "reentropies", "repaths",
 		"sent", "acked", "lost", "srtt_us", "cwnd", "loss_pm", "mark_pm",
+		"ato_us", "probes", "probes_ans",
 	};
 	const struct mrc_path_tx *tx = &p->tx;
 	const struct mrc_path_rx *rx = &p->rx;
@@ -51,6 +52,8 @@ static int mrc_res_path(struct sk_buff *msg, const struct mrc_path *p,
 		p->fail_why, p->reentropies, p->repaths, tx->sent_pkts,
 		tx->acked_pkts, mrc_path_tx_lost(tx), div_u64(tx->srtt_ns, 1000),
 		p->cc.cwnd, p->cc.loss_pm, p->cc.mark_pm,
+		div_u64(mrc_path_tx_answer_timeout(tx), 1000), tx->pto_fired,
+		tx->pto_answer,
 	};
 	char name[24];
 	u32 i;

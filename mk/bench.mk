@@ -9,6 +9,13 @@
 #   make bench-loss-alternate  the same targets with the loss switched every
 #                      PERIOD s within one connection (REPS=2)
 #                      -> selftests/results/loss-alternate.md
+#   make bench-cpu     guest CPU per GiB and per million messages, both
+#                      guests: metaroce, rxe, kernel TCP (iperf3) (REPS=3)
+#                      -> selftests/results/cpu.md + cpu.png
+#   make bench-tail    ib_write_lat 4 KiB latency percentiles at 0/1/10% loss
+#                      on both links (REPS=3, NLAT=2000): metaroce, metaroce
+#                      without the answer timeout, rxe
+#                      -> selftests/results/tail.md
 #   make bench-nvmeof  NVMe over Fabrics (fio on nvme-rdma/nvmet-rdma), IOPS
 #                      and MiB/s -> selftests/results/nvmeof.md (REPS=3,
 #                      RUNTIME=20 s per fio run)
@@ -34,7 +41,7 @@ BENCH_BED_ARGS ?= --mtu 9000
 MULTIPATH_BED_ARGS ?= --fabric ecmp --links 4 --mtu 1500
 
 .PHONY: bench-verbs bench-loss bench-loss-targets bench-loss-alternate \
-	bench-nvmeof bench-multipath
+	bench-tail bench-cpu bench-nvmeof bench-multipath
 
 # bench_run MODE[,BED ARGS]
 define bench_run
@@ -58,6 +65,12 @@ bench-loss-targets: deps-check module userspace
 
 bench-loss-alternate: deps-check module userspace
 	$(call bench_run,alternate)
+
+bench-tail: deps-check module userspace
+	$(call bench_run,tail)
+
+bench-cpu: deps-check module userspace
+	$(call bench_run,cpu)
 
 bench-nvmeof: deps-check module userspace
 	$(call bench_run,nvmeof)

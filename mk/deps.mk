@@ -21,7 +21,7 @@ DEPS_PKGS := \
 	qemu-system-x86 busybox-static socat \
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev \
 	perftest rdmacm-utils nvme-cli fio iproute2 tcpdump tshark strace ethtool gnuplot-nox \
-	prometheus curl \
+	prometheus curl iperf3 \
 	dkms dh-dkms debhelper lintian \
 	linux-headers-$(KVER_$(KDEFAULT)) $(foreach s,$(KSERIES),linux-source-$(s))
 

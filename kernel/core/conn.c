@@ -49,6 +49,7 @@ void mrc_conn_cfg_default(struct mrc_conn_cfg *cfg, u32 npaths, u32 mss)
 	cfg->retry_limit = 7;
 	cfg->rack = true;
 	cfg->ack_resends = true;
+	cfg->answer_probe = true;
 	cfg->reply_hold_ns = 0;
 	cfg->reply_hold_min_ns = 10000;
 	cfg->seed = 1;
@@ -268,6 +269,7 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	struct mrc_tx_segent *e = segent(c, t);
 	struct mrc_tx_msg *m = txmsg(c, e->msn);
 	struct mrc_path *p = &c->path[pi];
+	bool idle;
 
 	seg->psn = mrc_path_tx_send(&p->tx, &c->cfg.path, now, t, e->len);
 	seg->msg_cookie = m->cookie;
@@ -294,7 +296,8 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	 * (the sender would stop until an ACK), unless req_spacing says an
 	 * earlier request of the path still counts.
 	 */
-	if (((flags & MRC_F_LAST) && !m->no_end_ack && !more_to_send(c)) ||
+	idle = (flags & MRC_F_LAST) && !more_to_send(c);
+	if ((idle && !m->no_end_ack) ||
 	    ((flags & MRC_F_RETX) && c->cfg.ack_resends) || c->ask_ack ||
 	    mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
 	    ((mrc_sched_path_room(p) < c->tx_pkt ||
@@ -304,10 +307,9 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	if (flags & MRC_F_LAST)
 		c->ask_ack = false;
 	reply_leaves(c, now, flags);
-	if (flags & MRC_F_ACK_REQ) {
-		p->tx.req_psn = seg->psn;
-		p->tx.req_set = true;
-	}
+	if (flags & MRC_F_ACK_REQ)
+		mrc_path_tx_asked(&p->tx, now, seg->psn,
+				  idle && c->cfg.answer_probe);
 	seg->flags = flags;
 	c->stats.tx_segs++;
 }

@@ -58,6 +58,7 @@ struct mrc_conn_cfg {
 	u32 retry_limit;	/* timeouts one segment survives ([REL-12]) */
 	bool rack;		/* [REL-22] loss by later deliveries on any path */
 	bool ack_resends;	/* [REL-14] a resend asks for an ACK */
+	bool answer_probe;	/* [REL-10] the answer timeout probes tails */
 	u64 reply_hold_ns;	/* [REL-24] longest wait for a reply; 0: none */
 	u64 reply_hold_min_ns;	/* ... shortest */
 	u64 reply_hold_grain_ns; /* ... its end rounded up to this; 0: exact */

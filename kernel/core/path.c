@@ -71,6 +71,8 @@ void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cf
 	tx->srtt_ns = 0;
 	tx->rttvar_ns = 0;
 	tx->min_rtt_ns = 0;
+	tx->ans_srtt_ns = 0;
+	tx->ans_rttvar_ns = 0;
 	tx->rto_ns = cfg->rto_init_ns;
 }
 
@@ -130,12 +132,69 @@ static u64 pto_of(const struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg)
 	return pto < tx->rto_ns ? pto : 0;
 }
 
+/* Answer-timer probes in a row beyond which the timeout stops doubling. */
+#define ANSWER_BACKOFF_MAX	6
+
+/*
+ * [REL-10] answer timeout: a request is answered at once, or with the
+ * peer's reply ([REL-13], [REL-24]), never coalesced, so its answer
+ * comes within what earlier answers took: their mean and four mean
+ * deviations, as the RTO, but at least a quarter of the mean more, for
+ * the grain of timers and schedulers where answers came like clockwork.
+ */
+u64 mrc_path_tx_answer_timeout(const struct mrc_path_tx *tx)
+{
+	if (!tx->ans_srtt_ns)
+		return 0;
+	return tx->ans_srtt_ns + mrc_max_u64(4 * tx->ans_rttvar_ns,
+					     tx->ans_srtt_ns / 4);
+}
+
+/*
+ * When the answer of the newest request still in flight is overdue, if
+ * its sender then went idle; 0: none such, or no answer timed yet. A
+ * request that a full window made ([REL-14]) sits behind a window of
+ * data and waits for its answer as long as the queue makes it: the gap
+ * rule and [REL-22] repair what a stream loses. Each probe without an ACK
+ * in between doubles the wait: a peer that stopped answering for a while
+ * (descheduled) gets a probe now and then, not one per answer time.
+ */
+static u64 answer_due(const struct mrc_path_tx *tx)
+{
+	u64 ato = mrc_path_tx_answer_timeout(tx);
+
+	if (!ato || !tx->req_idle ||
+	    !mrc_path_tx_req_pending(tx, MRC_PATH_WND))
+		return 0;
+	return tx->req_at + (ato << tx->probes);
+}
+
+/* The probe timer falls due at the latest when the answer is overdue. */
+static void arm_answer(struct mrc_path_tx *tx)
+{
+	u64 due = answer_due(tx);
+
+	if (due && (!tx->pto_deadline || due < tx->pto_deadline) &&
+	    (!tx->rto_deadline || due < tx->rto_deadline))
+		tx->pto_deadline = due;
+}
+
 static void arm_pto(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 		    u64 now)
 {
 	u64 pto = pto_of(tx, cfg);
 
 	tx->pto_deadline = pto && tx->inflight_pkts ? now + pto : 0;
+	arm_answer(tx);
+}
+
+void mrc_path_tx_asked(struct mrc_path_tx *tx, u64 now, u32 psn, bool idle)
+{
+	tx->req_psn = psn;
+	tx->req_set = true;
+	tx->req_idle = idle;
+	tx->req_at = now;
+	arm_answer(tx);
 }
 
 u32 mrc_path_tx_send(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
@@ -158,6 +217,22 @@ u32 mrc_path_tx_send(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 	if (!tx->pto_deadline)
 		arm_pto(tx, cfg, now);
 	return psn;
+}
+
+/* [REL-10] an answer came @a ns after its request left: RFC 6298's gains */
+static void answer_sample(struct mrc_path_tx *tx, u64 a)
+{
+	if (!a)
+		a = 1;
+	if (!tx->ans_srtt_ns) {
+		tx->ans_srtt_ns = a;
+		tx->ans_rttvar_ns = a / 2;
+		return;
+	}
+	tx->ans_rttvar_ns = tx->ans_rttvar_ns - tx->ans_rttvar_ns / 4 +
+			    (tx->ans_srtt_ns > a ? tx->ans_srtt_ns - a :
+			     a - tx->ans_srtt_ns) / 4;
+	tx->ans_srtt_ns = tx->ans_srtt_ns - tx->ans_srtt_ns / 8 + a / 8;
 }
 
 /* RFC 6298 (2.2, 2.3) with G = 0: the timer granularity is the caller's. */
@@ -266,7 +341,7 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 {
 	u32 oldest = tx->snd_nxt - MRC_PATH_WND;	/* oldest PSN with a slot */
 	u32 psn, w, limit;
-	bool progress = false;
+	bool progress = false, asked;
 
 	clear_events(ev);
 
@@ -283,6 +358,8 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 		    sack->bits[w] >> room : true)
 			return MRC_ACK_INVALID;
 	}
+
+	asked = tx->req_idle && mrc_path_tx_req_pending(tx, MRC_PATH_WND);
 
 	/*
 	 * [REL-5] PSNs newly before cum. One still in flight was received:
@@ -339,6 +416,9 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 
 	if (rtt_ns && progress)
 		rtt_sample(tx, cfg, rtt_ns);
+	/* [REL-10] its answer, held or not: PSNs are never reused */
+	if (asked && slot_of(tx, tx->req_psn)->state == MRC_SLOT_ACKED)
+		answer_sample(tx, now > tx->req_at ? now - tx->req_at : 0);
 	tx->clean_acks += ev->n_acked - ev->n_late;
 	if (tx->clean_acks >= MRC_PATH_REORDER_DECAY) {
 		tx->clean_acks = 0;
@@ -348,6 +428,7 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 	if (progress) {
 		/* [REL-11] an ACK of new data ends the backoff. */
 		tx->retries = 0;
+		tx->probes = 0;
 		tx->last_ack_ns = now;
 		if (tx->srtt_ns) {
 			u64 rto = tx->srtt_ns + 4 * tx->rttvar_ns;
@@ -371,6 +452,7 @@ enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
 					 u64 now, struct mrc_path_events *ev)
 {
 	enum mrc_path_timer what;
+	u64 due = answer_due(tx);
 	u32 psn;
 
 	clear_events(ev);
@@ -414,6 +496,10 @@ enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
 		 * times out and counts toward failing the path ([PATH-5]).
 		 */
 		tx->pto_fired++;
+		if (due && now >= due)
+			tx->pto_answer++;
+		if (tx->probes < ANSWER_BACKOFF_MAX)
+			tx->probes++;
 		return what;
 	}
 	tx->rto_deadline = 0;

@@ -108,6 +108,15 @@ struct mrc_path_tx {
 	u64 last_ack_ns;
 	u32 req_psn;		/* newest packet sent with ACK_REQ */
 	bool req_set;		/* req_psn is valid */
+	bool req_idle;		/* ... and its sender had nothing more to send */
+	u8 probes;		/* answer-timer probes since an ACK's progress */
+	u64 req_at;		/* when req_psn was sent */
+	/*
+	 * [REL-10] how long requests wait for their answers, hold included,
+	 * smoothed as RFC 6298 smooths the RTT; 0: no sample yet.
+	 */
+	u64 ans_srtt_ns;
+	u64 ans_rttvar_ns;
 	/* counters, for stats and tests */
 	u64 sent_pkts;
 	u64 acked_pkts;
@@ -120,6 +129,7 @@ struct mrc_path_tx {
 	u64 lost_pto;
 	u64 lost_fail;		/* in flight when the path failed ([PATH-5]) */
 	u64 pto_fired;
+	u64 pto_answer;		/* ... of those, a request's answer overdue */
 	u64 sack_walked;	/* SACK bits looked at one by one */
 	/*
 	 * Bit psn % MRC_PATH_WND: that PSN's slot is MRC_SLOT_ACKED. While a
@@ -219,6 +229,16 @@ static inline bool mrc_path_tx_req_pending(const struct mrc_path_tx *tx,
  */
 u32 mrc_path_tx_send(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 		     u64 now, u32 cookie, u32 len);
+
+/*
+ * [REL-10] The packet just sent as @psn at @now carried ACK_REQ. If the
+ * sender has nothing more to send (@idle), its answer is due within the
+ * answer timeout.
+ */
+void mrc_path_tx_asked(struct mrc_path_tx *tx, u64 now, u32 psn, bool idle);
+
+/* [REL-10] The answer timeout; 0 before the first answer was timed. */
+u64 mrc_path_tx_answer_timeout(const struct mrc_path_tx *tx);
 
 /*
  * Apply an ACK. @rtt_ns is the sample the ACK yields (0: none). Fills

@@ -14,6 +14,11 @@
 #   guest.sh alternate PORT PERIOD COND... -- TOOL ARGS
 #                                    one client, its loss switched per period
 #   guest.sh counters                rdma statistic of both devices
+#   guest.sh cpustat                 busy, kernel and softirq clock ticks so far
+#   guest.sh cpu_delta BEFORE AFTER  their differences
+#   guest.sh iperf_server PORT       start an iperf3 server (one test)
+#   guest.sh iperf_client PORT LEN BYTES
+#                                    send BYTES in writes of LEN over TCP
 set -uo pipefail
 
 SLOG=/tmp/mrc-bench-server
@@ -85,18 +90,22 @@ server() {
 	exit 1
 }
 
-# One line: RESULT <status> <MB/s or usec> <msg rate Mpps> <wall s>
+# One line: RESULT <status> <bytes> <iters> <MB/s or usec> <msg rate Mpps
+# or avg usec> <wall s> <p99 usec> <p99.9 usec> (latency tools; else 0 0)
 # status: ok, qperr (a completion with error: the QP went to error),
 # timeout, fail (anything else).
 client() {
-	local port=$1 out rc t0 t1 st line
+	local port=$1 out rc t0 t1 st line c0 c1
 	shift
 	up 1
 	# the guests' busybox date has no %N: bash's clock has microseconds
 	t0=$EPOCHREALTIME
+	c0=$(cpustat)
 	out=$(timeout "$TMO" "$@" -p "$port" "10.77.$LANE.2" 2>&1)
 	rc=$?
+	c1=$(cpustat)
 	t1=$EPOCHREALTIME
+	cpu_line "$c0" "$c1"
 	st=ok
 	if [ $rc = 124 ]; then
 		st=timeout
@@ -113,10 +122,11 @@ client() {
 	if [ "$st" != ok ]; then
 		grep -iE "error|status|fail|unable|not found" <<<"$out" | head -4 >&2
 	fi
-	# bw: bytes iters peak avg rate; lat: bytes iters min max typical avg ...
+	# bw: bytes iters peak avg rate; lat: bytes iters min max typical avg
+	# stdev p99 p99.9
 	echo "RESULT $st $(awk -v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" '{
-		if (NF == 5) print $1, $2, $4, $5, w;
-		else print $1, $2, $5, $6, w }' <<<"${line:-0 0 0 0 0}")"
+		if (NF == 5) print $1, $2, $4, $5, w, 0, 0;
+		else print $1, $2, $5, $6, w, $8 + 0, $9 + 0 }' <<<"${line:-0 0 0 0 0}")"
 	return 0
 }
 
@@ -207,6 +217,69 @@ netem() {
 		[ "$1" = off ] || tc qdisc add dev "$d" root netem "$@" || exit 1
 	done
 	return 0
+}
+
+# Clock ticks (USER_HZ, 100) this guest's one CPU spent so far: "busy
+# kernel softirq". busy: up time less idle time (/proc/uptime: the idle
+# time is measured, not sampled). kernel: busy less the user time
+# /proc/stat samples, so where a kernel transport and TCP do their work
+# and not the user space that busy-polls a CQ. /proc/stat's own system,
+# irq and softirq times come from ticks alone, and this kernel (no
+# IRQ_TIME_ACCOUNTING, ticks stopped when idle) charges an interrupt's
+# softirq that runs from idle to nobody: a receiver that does not poll
+# showed 7% busy there. softirq: that sampled irq and softirq time, a
+# lower bound.
+cpustat() {
+	awk 'FNR == NR { busy = ($1 - $2) * 100; next }
+		$1 == "cpu" { printf "%d %d %d\n", busy, busy - $2 - $3, $7 + $8 }' \
+		/proc/uptime /proc/stat
+}
+
+# cpu_delta BEFORE AFTER: the three counts' differences
+cpu_delta() {
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		print y[1] - x[1], y[2] - x[2], y[3] - x[3] }'
+}
+
+# cpu_line BEFORE AFTER: "CPU <busy> <kernel> <softirq> <USER_HZ>"
+cpu_line() {
+	echo "CPU $(cpu_delta "$1" "$2") $(getconf CLK_TCK 2>/dev/null || echo 100)"
+}
+
+# iperf3 from the host's /usr (the initramfs has none)
+iperf_server() {
+	local port=$1 i
+	up 2
+	rm -f "$SLOG.$port" "$SLOG.$port.rc"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	setsid bash -c 'timeout "$TMO" hostrun iperf3 -s -1 -p "$1" > "$0" 2>&1; echo $? > "$0.rc"' \
+		"$SLOG.$port" "$port" < /dev/null > /dev/null 2>&1 &
+	echo $! > "$SLOG.$port.pid"
+	for ((i = 0; i < 200; i++)); do
+		listening "$port" && return 0
+		sleep 0.1
+	done
+	echo "iperf3 server on $port never listened" >&2
+	exit 1
+}
+
+# One line as client()'s, after a CPU line: RESULT <status> <LEN>
+# <writes> 0 0 <wall s> 0 0 (every byte was sent when iperf3 ends well)
+iperf_client() {
+	local port=$1 len=$2 bytes=$3 rc t0 t1 c0 c1 st=ok
+	up 1
+	t0=$EPOCHREALTIME
+	c0=$(cpustat)
+	timeout "$TMO" hostrun iperf3 -c "10.77.$LANE.2" -p "$port" -l "$len" \
+		-n "$bytes" > /tmp/mrc-bench-iperf 2>&1
+	rc=$?
+	c1=$(cpustat)
+	t1=$EPOCHREALTIME
+	cpu_line "$c0" "$c1"
+	[ $rc = 124 ] && st=timeout
+	[ $rc != 0 ] && [ $rc != 124 ] && st=fail
+	[ $st = ok ] || tail -3 /tmp/mrc-bench-iperf >&2
+	echo "RESULT $st $len $((bytes / len)) 0 0 $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') 0 0"
 }
 
 counters() {
