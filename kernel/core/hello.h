@@ -120,7 +120,7 @@ static inline u32 mrc_hello_nplanes(const struct mrc_hello_state *h)
 static inline u32 mrc_hello_plane_of(const struct mrc_hello_state *h,
 				     u32 path_id)
 {
-	return h->used[path_id % h->nused];
+	return h->nused ? h->used[path_id % h->nused] : 0;
 }
 
 /*
