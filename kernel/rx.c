@@ -187,7 +187,8 @@ static bool mrc_rx_refused_again(struct mrc_xp *xp, const struct mrc_pkt *pkt,
 				 enum ib_qp_state state)
 {
 	return state == IB_QPS_ERR && xp->refused_code &&
-	       !mrc_ack_is_ctrl(pkt) && pkt->msn == xp->refused_msn;
+	       !mrc_ack_is_ctrl(pkt) && pkt->type != MRC_PKT_HELLO &&
+	       pkt->msn == xp->refused_msn;
 }
 
 /*

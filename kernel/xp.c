@@ -561,6 +561,8 @@ void mrc_xp_arm_timer_at(struct mrc_xp *xp, u64 at)
 
 	if (xp->dead || !xp->live)
 		return;
+	/* [PKT-94] an OFFER's resend is a deadline too */
+	at = min(at, mrc_hello_deadline(&xp->hello));
 	if (at == U64_MAX)
 		return;
 	/*
@@ -587,8 +589,7 @@ void mrc_xp_arm_timer_at(struct mrc_xp *xp, u64 at)
 
 void mrc_xp_arm_timer(struct mrc_xp *xp)
 {
-	mrc_xp_arm_timer_at(xp, min(mrc_conn_deadline(&xp->conn),
-				    mrc_hello_deadline(&xp->hello)));
+	mrc_xp_arm_timer_at(xp, mrc_conn_deadline(&xp->conn));
 }
 
 void mrc_xp_free(struct mrc_xp *xp)
