@@ -282,7 +282,7 @@ static int __init mrc_init(void)
 	err = mrc_fault_init();
 	if (err)
 		goto out_txbuf;
-	err = mrc_net_init();
+	err = mrc_net_init(mrc_rx_rcv);
 	if (err)
 		goto out_fault;
 	mrc_ackq_init();

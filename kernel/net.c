@@ -56,11 +56,16 @@ struct mrc_net {
 	refcount_t ref;
 	struct net *net;		/* key only, while on mrc_nets */
 	u16 port;
-	mrc_net_rcv_t rcv;
 	struct socket __rcu *sock4;	/* NULL once the namespace's exit ran */
 	struct socket __rcu *sock6;	/* ... or when IPv6 is off */
 	struct rcu_head rcu;		/* receivers find us under RCU */
 };
+
+/*
+ * Set once at module init: the layer above hands it down, so no opener
+ * names a handler and nothing here reaches up for one.
+ */
+static mrc_net_rcv_t mrc_net_rcv __read_mostly;
 
 static LIST_HEAD(mrc_nets);
 static DEFINE_MUTEX(mrc_nets_lock);
@@ -79,9 +84,9 @@ static int mrc_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	if (!pskb_may_pull(skb, sizeof(struct udphdr)))
 		goto drop;
 	__skb_pull(skb, sizeof(struct udphdr));
-	if (mrc_fault_rx(skb, ce, n->rcv))
+	if (mrc_fault_rx(skb, ce, mrc_net_rcv))
 		return 0;
-	n->rcv(skb, ce);
+	mrc_net_rcv(skb, ce);
 	return 0;
 
 drop:
@@ -118,7 +123,7 @@ static struct socket *mrc_net_sock(struct net *net, u16 port, bool ipv6,
 	return sock;
 }
 
-struct mrc_net *mrc_net_get(struct net *net, mrc_net_rcv_t rcv)
+struct mrc_net *mrc_net_get(struct net *net)
 {
 	struct mrc_net *n;
 	struct socket *s;
@@ -143,7 +148,6 @@ struct mrc_net *mrc_net_get(struct net *net, mrc_net_rcv_t rcv)
 	refcount_set(&n->ref, 1);
 	n->net = net;
 	n->port = udp_port;
-	n->rcv = rcv;
 	s = mrc_net_sock(net, n->port, false, n);
 	if (IS_ERR(s)) {
 		pr_err("metaroce: UDP port %u: %pe\n", n->port, s);
@@ -241,8 +245,9 @@ static struct pernet_operations mrc_net_ops = {
 	.exit = mrc_net_exit_net,
 };
 
-int mrc_net_init(void)
+int mrc_net_init(mrc_net_rcv_t rcv)
 {
+	mrc_net_rcv = rcv;
 	mrc_net_loop_init();
 	return register_pernet_subsys(&mrc_net_ops);
 }
@@ -485,7 +490,7 @@ int mrc_net_xmit(struct mrc_net *n, struct net_device *ndev,
 		err = -ENETDOWN;
 	} else if (to) {
 		err = mrc_net_loop_xmit(to, skb, saddr, daddr, sport, n->port,
-					tos, n->rcv);
+					tos, mrc_net_rcv);
 	} else if (family == AF_INET) {
 		err = mrc_net_xmit4(n, sk, ndev, mrc_net_route(rs, sport, tos),
 				    skb, (const struct sockaddr_in *)saddr,

@@ -54,7 +54,7 @@ typedef void (*mrc_net_rcv_t)(struct sk_buff *skb, bool ce);
  * -ENETDOWN if @net is dying. It stays valid until mrc_net_put(), but
  * @net's exit closes it under its holders (net.c).
  */
-struct mrc_net *mrc_net_get(struct net *net, mrc_net_rcv_t rcv);
+struct mrc_net *mrc_net_get(struct net *net);
 void mrc_net_put(struct mrc_net *n);
 /* The UDP destination port @n's sockets take. */
 u16 mrc_net_port(const struct mrc_net *n);
@@ -62,7 +62,8 @@ u16 mrc_net_port(const struct mrc_net *n);
 bool mrc_net_open(const struct mrc_net *n);
 
 /* Module init and exit: the namespaces' exit hook. */
-int mrc_net_init(void);
+/* @rcv: the one handler of every datagram, the module's (demux.c) */
+int mrc_net_init(mrc_net_rcv_t rcv);
 void mrc_net_fini(void);
 
 /* Bytes to reserve in front of a packet's MetaRoCE header. */

@@ -241,7 +241,7 @@ static int mrc_ud_create(struct mrc_qp *qp)
 	ud = kzalloc(sizeof(*ud), GFP_KERNEL);
 	if (!ud)
 		return -ENOMEM;
-	n = mrc_net_get(dev_net(ndev), mrc_rx_rcv);
+	n = mrc_net_get(dev_net(ndev));
 	if (IS_ERR(n)) {
 		kfree(ud);
 		return PTR_ERR(n);

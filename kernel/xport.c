@@ -223,7 +223,7 @@ static int mrc_xp_create(struct mrc_qp *qp)
 	xp = kvzalloc(sizeof(*xp), GFP_KERNEL);
 	if (!xp)
 		return -ENOMEM;
-	n = mrc_net_get(dev_net(ndev), mrc_rx_rcv);
+	n = mrc_net_get(dev_net(ndev));
 	if (IS_ERR(n)) {
 		kvfree(xp);
 		return PTR_ERR(n);

@@ -21,11 +21,6 @@
 
 #define MRC_T_NET_WAIT_MS	20000
 
-static void mrc_t_net_rcv(struct sk_buff *skb, bool ce)
-{
-	kfree_skb(skb);
-}
-
 static int mrc_t_net_xmit(struct mrc_net *n)
 {
 	struct sockaddr_in s = {
@@ -56,14 +51,14 @@ static void mrc_net_namespace_exit_closes_sockets(struct kunit *test)
 	int ms;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, net);
-	n = mrc_net_get(net, mrc_t_net_rcv);
+	n = mrc_net_get(net);
 	if (IS_ERR(n)) {
 		put_net(net);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, n);
 	}
 	KUNIT_EXPECT_TRUE(test, mrc_net_open(n));
 	/* one socket pair per namespace, shared */
-	again = mrc_net_get(net, mrc_t_net_rcv);
+	again = mrc_net_get(net);
 	KUNIT_EXPECT_PTR_EQ(test, again, n);
 	if (!IS_ERR(again))
 		mrc_net_put(again);
@@ -86,9 +81,9 @@ static void mrc_net_namespaces_get_their_own(struct kunit *test)
 	struct mrc_net *na = ERR_PTR(-EINVAL), *nb = ERR_PTR(-EINVAL);
 
 	if (!IS_ERR(a))
-		na = mrc_net_get(a, mrc_t_net_rcv);
+		na = mrc_net_get(a);
 	if (!IS_ERR(b))
-		nb = mrc_net_get(b, mrc_t_net_rcv);
+		nb = mrc_net_get(b);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(na));
 	KUNIT_EXPECT_FALSE(test, IS_ERR(nb));
 	KUNIT_EXPECT_PTR_NE(test, na, nb);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "figures.h"
 
+#include <algorithm>
 #include <ctime>
+#include <tuple>
 
 namespace mrc_telem {
 namespace {
@@ -102,6 +104,32 @@ std::vector<ConnFig> by_connection(const std::vector<PathFig> &paths) {
     c.path.push_back(f);
   }
   return conns;
+}
+
+const char *const kSortKeys = "path, tx, srtt, retx, loss, mark, moves, age";
+
+bool sort_paths(std::vector<PathFig> *paths, const std::string &key) {
+  using Val = double (*)(const PathFig &);
+  static const std::map<std::string, Val> keys = {
+      {"path", nullptr},
+      {"tx", [](const PathFig &f) { return f.tx_pps; }},
+      {"srtt", [](const PathFig &f) { return double(f.row.val.rec.srtt_us); }},
+      {"retx", [](const PathFig &f) { return f.lost_pps; }},
+      {"loss", [](const PathFig &f) { return double(f.row.val.rec.loss_pm); }},
+      {"mark", [](const PathFig &f) { return double(f.row.val.rec.mark_pm); }},
+      {"moves", [](const PathFig &f) { return double(f.row.val.rec.moves); }},
+      {"age", [](const PathFig &f) { return f.age_s; }},
+  };
+  const auto it = keys.find(key);
+  if (it == keys.end()) return false;
+  const auto order = [](const PathFig &a, const PathFig &b) {
+    return std::tie(a.row.dev, a.row.qpn, a.row.path) < std::tie(b.row.dev, b.row.qpn, b.row.path);
+  };
+  std::sort(paths->begin(), paths->end(), order);
+  if (const Val v = it->second)
+    std::stable_sort(paths->begin(), paths->end(),
+                     [v](const PathFig &a, const PathFig &b) { return v(a) > v(b); });
+  return true;
 }
 
 }  // namespace mrc_telem

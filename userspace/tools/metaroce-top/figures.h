@@ -56,6 +56,12 @@ bool visible(const PathFig &f, double stale_s);
 
 std::vector<ConnFig> by_connection(const std::vector<PathFig> &paths);
 
+// metaroce-top --sort: the keys, each ordering the worst (busiest,
+// slowest, lossiest) path first; "path" keeps device, QPN, path order.
+// False (and @paths untouched) for an unknown key.
+extern const char *const kSortKeys;
+bool sort_paths(std::vector<PathFig> *paths, const std::string &key);
+
 // metaroce-top --json: one document.
 std::string to_json(const std::vector<ConnFig> &conns, uint64_t real_ns, uint64_t events_lost);
 

@@ -9,7 +9,12 @@
 // failed path whatever its age (it gets no ACKs), with the age of its
 // newest record; then the state changes since the last table.
 //
-//   metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM] [-r | --json]
+//   metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM] [-o KEY]
+//                [-r | --json]
+//
+// -o (--sort) orders the table's rows worst first: tx (packets/s), srtt,
+// retx (declared lost per second), loss, mark, moves, age; path (the
+// default) by device, QPN and path.
 //
 // -t names the trace system (default metaroce), for a renamed test build
 // of the module whose events live elsewhere.
@@ -59,7 +64,8 @@ void on_signal(int) { g_stop = 1; }
 void usage() {
   std::fprintf(stderr,
                "usage: metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM] "
-               "[-r | --json]\n");
+               "[-o KEY] [-r | --json]\n  -o, --sort KEY: %s\n",
+               kSortKeys);
 }
 
 void wait_interval(double interval) {
@@ -89,7 +95,8 @@ void print_record(const std::vector<PathFig> &paths, double stale) {
   }
 }
 
-void print_table(const std::vector<PathFig> &paths, double stale) {
+void print_table(std::vector<PathFig> paths, double stale, const std::string &sort) {
+  sort_paths(&paths, sort);
   std::printf(
       "%-8s %6s %4s %5s %-9s %6s %8s %8s %8s %8s %10s %8s %8s %8s %6s %8s %6s %5s %5s %5s\n",
       "DEV", "QPN", "PATH", "SPORT", "STATE", "AGE_S", "SRTT_US", "MINRTT", "CWND", "INFLIGHT",
@@ -127,12 +134,14 @@ int main(int argc, char **argv) {
   double interval = 1.0, stale = 10.0;
   long count = 0;  // 0: until interrupted
   std::string system = "metaroce";
+  std::string sort = "path";
   bool record = false, json = false;
   static const option longopts[] = {{"json", no_argument, nullptr, 'j'},
+                                    {"sort", required_argument, nullptr, 'o'},
                                     {"help", no_argument, nullptr, 'h'},
                                     {nullptr, 0, nullptr, 0}};
   int opt;
-  while ((opt = getopt_long(argc, argv, "i:n:s:t:rh", longopts, nullptr)) != -1) {
+  while ((opt = getopt_long(argc, argv, "i:n:s:t:o:rh", longopts, nullptr)) != -1) {
     switch (opt) {
       case 'r': record = true; break;
       case 'j': json = true; break;
@@ -140,11 +149,18 @@ int main(int argc, char **argv) {
       case 'n': count = std::atol(optarg); break;
       case 's': stale = std::atof(optarg); break;
       case 't': system = optarg; break;
+      case 'o': sort = optarg; break;
       default: usage(); return opt == 'h' ? 0 : 2;
     }
   }
   if (interval <= 0 || stale <= 0 || count < 0 || (record && json) || optind != argc) {
     usage();
+    return 2;
+  }
+  std::vector<PathFig> none;
+  if (!sort_paths(&none, sort)) {
+    std::fprintf(stderr, "metaroce-top: unknown sort key '%s' (keys: %s)\n", sort.c_str(),
+                 kSortKeys);
     return 2;
   }
 
@@ -175,7 +191,7 @@ int main(int argc, char **argv) {
     if (record) {
       print_record(paths, stale);
     } else {
-      print_table(paths, stale);
+      print_table(paths, stale, sort);
       s.drain_events();
     }
     std::fflush(stdout);

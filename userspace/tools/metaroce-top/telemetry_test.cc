@@ -115,6 +115,38 @@ TEST(TelemFigures, ConnectionSummary) {
   EXPECT_EQ(conns[2].dev, "mrc1");
 }
 
+// --sort: worst first by the key, ties (and "path") in device, QPN, path
+// order; an unknown key is refused and leaves the rows alone.
+TEST(TelemFigures, SortKeys) {
+  Rates r;
+  auto a = row("mrc1", 17, 0, 1, 100, kSec), b = row("mrc0", 18, 1, 1, 100, kSec),
+       c = row("mrc0", 17, 2, 1, 100, kSec), d = row("mrc0", 17, 1, 1, 100, kSec);
+  b.val.rec.srtt_us = 900;
+  c.val.rec.srtt_us = 300;
+  d.val.rec.mark_pm = 990;
+  r.sample({a, b, c, d}, kSec);
+  a.val.rec.tx_pkts = 5100;  // 5000 pps; the others 100 .. 400
+  b.val.rec.tx_pkts = 200;
+  c.val.rec.tx_pkts = 500;
+  d.val.rec.tx_pkts = 300;
+  const auto paths = r.sample({a, b, c, d}, 2 * kSec);
+  const auto order = [&](const char *key) {
+    auto p = paths;
+    std::string o;
+    EXPECT_TRUE(sort_paths(&p, key)) << key;
+    for (const PathFig &f : p) o += f.row.dev + "/" + std::to_string(f.row.qpn) + "/" +
+                                   std::to_string(f.row.path) + " ";
+    return o;
+  };
+  EXPECT_EQ(order("path"), "mrc0/17/1 mrc0/17/2 mrc0/18/1 mrc1/17/0 ");
+  EXPECT_EQ(order("tx"), "mrc1/17/0 mrc0/17/2 mrc0/17/1 mrc0/18/1 ");
+  EXPECT_EQ(order("srtt"), "mrc0/18/1 mrc0/17/2 mrc0/17/1 mrc1/17/0 ");
+  EXPECT_EQ(order("mark"), "mrc0/17/1 mrc0/17/2 mrc0/18/1 mrc1/17/0 ");
+  auto p = paths;
+  EXPECT_FALSE(sort_paths(&p, "bogus"));
+  EXPECT_EQ(p[0].row.dev, "mrc1");
+}
+
 TEST(TelemRender, JsonParses) {
   Rates r;
   r.sample({row("mrc0", 17, 0, 1, 100, kSec)}, 2 * kSec);
