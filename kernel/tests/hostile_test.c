@@ -516,7 +516,7 @@ static void mrc_hostile_hello_rules(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
 	until = jiffies + msecs_to_jiffies(MRC_T_WAIT_MS);
 	while (!mrc_t_peer_known(b) && time_before(jiffies, until))
-		msleep(5);
+		msleep(20);
 	KUNIT_ASSERT_TRUE(test, mrc_t_peer_known(b));
 
 	sent0 = mrc_t_stat(b->dev, MRC_STAT_HELLOS_SENT);
