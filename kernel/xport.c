@@ -120,7 +120,7 @@ MODULE_PARM_DESC(hello,
 static ushort dscp_ctrl = MRC_WIRE_DSCP_CTRL;
 module_param(dscp_ctrl, ushort, 0644);
 MODULE_PARM_DESC(dscp_ctrl,
-		 "DSCP of ACKs, NAKs and PROBEs (0-63, [ENC-15]); data takes the traffic class of the QP's address (rdma_cm TOS), else 26; for new connections");
+		 "DSCP of ACKs, NAKs, PROBEs and HELLOs (0-63, [ENC-15]); data takes the traffic class of the QP's address (rdma_cm TOS), else 26; for new connections");
 
 /* Timers due, packets to send, ACKs due, completions: one engine run. */
 static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
