@@ -9,7 +9,9 @@
 #     it as plane 1 with its address; every bad write fails with its errno
 #     and changes nothing (a netdev that does not exist, the device's own
 #     netdev, a plane twice, "del" of plane 0 or of a netdev that is no
-#     plane, a verb that is neither add nor del).
+#     plane, a verb that is neither add nor del, a fifth plane, another
+#     device's netdev); a plane's netdev that goes away takes the plane,
+#     and a plane cannot become another device's netdev or plane.
 #  2. One RC connection set up by hand (mrc_verbs_check exchanges QP
 #     numbers and PSNs over TCP, as most verbs applications do) streams
 #     verified data: each guest's HELLO is answered and both use 2 planes
@@ -83,6 +85,31 @@ bad_writes() {
 	expect_refused "del lo" "No such file or directory"
 	expect_refused "swap eth1" "Invalid argument"
 	expect_refused "add" "Invalid argument"
+}
+
+# a fifth plane, another device's netdev, a plane as another device's
+# netdev or plane, and planes whose netdevs go away (veth pairs)
+busy_and_full() {
+	local n
+	for n in vq vr; do
+		ip link add "${n}0" type veth peer name "${n}1"
+	done
+	[ -z "$(planes_write add vq0)" ] || fail "add vq0 failed"
+	[ -z "$(planes_write add vq1)" ] || fail "add vq1 failed"
+	expect_refused "add vr0" "No space left on device"
+	rdma link add mrc1 type metaroce netdev vr0
+	[ "$( { echo add vq0 > "$IB/mrc1/planes"; } 2>&1 | sed 's/.*: //' || true)" = \
+	  "Device or resource busy" ] || fail "mrc1 took mrc0's plane"
+	[ -z "$(planes_write del vq1)" ] || fail "del vq1 failed"
+	expect_refused "add vr0" "Device or resource busy"
+	! rdma link add mrc2 type metaroce netdev vq0 2>/dev/null ||
+		fail "a device was made on mrc0's plane"
+	rdma link del mrc1
+	ip link del vq0
+	ip link del vr0
+	! grep -q vq "$IB/mrc0/planes" || fail "vq0 still a plane: $(cat "$IB/mrc0/planes")"
+	[ "$(wc -l < "$IB/mrc0/planes")" = 2 ] || fail "planes: $(cat "$IB/mrc0/planes")"
+	echo "  $MRC_VM: a fifth plane, another device's netdev and a plane as a device refused; planes whose netdev left are gone"
 }
 
 del_plane() {
@@ -163,6 +190,7 @@ for vm in a b; do
 	g "$vm" add_plane
 	g "$vm" bad_writes
 done
+g a busy_and_full
 
 # --- 2. one connection, two planes
 g b server
