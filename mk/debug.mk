@@ -21,7 +21,11 @@
 DEBUG_KERNEL   := $(TOP)/selftests/lib/debug-kernel
 KMOD_DEBUG_DIR := $(BUILD)/kernel-debug
 DEBUG_LONG     ?= $(TOP)/selftests/long/*fuzz*.sh
-DEBUG_CASES     = $(or $(BED_CASES),$(wildcard $(TOP)/selftests/cases/*.sh) $(wildcard $(DEBUG_LONG)))
+# Last: cases whose upstream kernel report (selftests/lib/known-kernel-reports)
+# turns lockdep off for the rest of the boot; every other case runs with it.
+DEBUG_LAST     := $(TOP)/selftests/cases/65-nvmeof.sh
+DEBUG_CASES     = $(or $(BED_CASES),$(filter-out $(DEBUG_LAST),$(wildcard $(TOP)/selftests/cases/*.sh)) \
+		  $(wildcard $(DEBUG_LONG)) $(DEBUG_LAST))
 
 .PHONY: debug-kernel module-debug test-debug test-debug-detectors
 

@@ -302,13 +302,15 @@ static void move_path(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
  * [PATH-10] Once per round of path @i, while the connection streams (data
  * waited for a window in the last round):
  *  - balance: a path that delivered less than 2/3 of the best one for
- *    repath_rounds rounds in a row shares its route with more traffic than
- *    the others do (two of our paths hashed onto one link, a link hot with
- *    others' traffic) or loses more, so it moves;
+ *    repath_rounds rounds in a row, its route pressed (pressed()), shares
+ *    that route with more traffic than the others do (two of our paths
+ *    hashed onto one link, a link hot with others' traffic) or loses
+ *    more, so it moves;
  *  - explore: paths that all deliver alike may still share too few links
  *    (four paths on two of four links). Only the receiver knows it could
  *    take more: while the connection delivers less than 3/4 of its rate
- *    hint ([CC-10]) for repath_rounds rounds, its slowest path moves, and
+ *    hint ([CC-10]) for repath_rounds rounds and some route is pressed,
+ *    its slowest path moves, and
  *    each exploration that did not raise the total by 1/8 doubles the wait
  *    before the next one (up to 64 times), so a fabric that is simply full
  *    costs a move now and then, not a path's worth of churn.
@@ -318,6 +320,17 @@ static void move_path(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
  * link dead) some pair always shares one, and each move may land on the
  * dead one.
  */
+/*
+ * [PATH-10] The path's route holds its traffic back: marks or losses in
+ * its averages, or a queue ([CC-6]). Paths that show none are held back
+ * by something no route choice changes (the application, or the hosts'
+ * CPUs), and moving them only costs probes and reordering.
+ */
+static bool pressed(const struct mrc_path *p)
+{
+	return p->cc.mark_pm || p->cc.loss_pm || p->cc.congested;
+}
+
 static void judge_round(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 			struct mrc_path *paths, u32 npaths, u32 i,
 			const struct mrc_path_cfg *pcfg,
@@ -326,7 +339,7 @@ static void judge_round(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 	struct mrc_path *p = &paths[i];
 	u64 best = 0, round = 0, total = 0, least = ~0ull;
 	u32 j, proven = 0;
-	bool explore;
+	bool explore, any_pressed = false;
 
 	/* a new route shows its rate after its first rounds, not during */
 	if (!cfg->repath_rounds || p->cc.rounds == p->rounds_seen ||
@@ -340,6 +353,7 @@ static void judge_round(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 		    q->state != MRC_PATH_CONGESTED)
 			continue;
 		proven++;
+		any_pressed |= pressed(q);
 		round = mrc_max_u64(round, q->tx.srtt_ns);
 		total += q->cc.rate;
 		least = mrc_min_u64(least, q->cc.rate);
@@ -356,9 +370,10 @@ static void judge_round(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 		p->slow_rounds = 0;
 		return;
 	}
-	if (3 * p->cc.rate < 2 * best)
+	if (3 * p->cc.rate < 2 * best && pressed(p))
 		p->slow_rounds++;
-	else if (p->cc.rate == least && hint && 4 * total < 3 * hint)
+	else if (p->cc.rate == least && hint && 4 * total < 3 * hint &&
+		 any_pressed)
 		p->slow_rounds++;
 	else
 		p->slow_rounds = 0;

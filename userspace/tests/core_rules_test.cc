@@ -647,6 +647,55 @@ TEST(Sched, FailAndReentropy)
 	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), 0);
 }
 
+// [PATH-10] a path that delivers less than the others moves only while
+// its route presses it (marks, losses, a queue): one held back by what no
+// route changes (the hosts' CPUs) stays. Rounds are fed by hand: path 0
+// delivers a third of the others' rate in every round, the connection
+// streams (data waits for a window) and delivers far below the hint.
+TEST(Sched, MovesOnlyWhereARoutePresses)
+{
+	for (int press = 0; press < 4; press++) {
+		std::unique_ptr<mrc_conn> c(new mrc_conn);
+		mrc_conn_cfg cfg;
+		const uint64_t rtt = 2000000, hint = 100000000;
+		uint64_t now = rtt;
+
+		mrc_conn_cfg_default(&cfg, 4, 1024);
+		ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+		for (uint32_t i = 0; i < 4; i++) {
+			mrc_path *p = &c->path[i];
+
+			p->state = MRC_PATH_ACTIVE;
+			p->tx.srtt_ns = rtt;
+			p->cc.rate = i ? 3000000 : 1000000;
+		}
+		mrc_path *slow = &c->path[0];
+		// 0: nothing; 1: marks; 2: losses; 3: a queue ([CC-6])
+		slow->cc.mark_pm = press == 1 ? 50 : 0;
+		slow->cc.loss_pm = press == 2 ? 20 : 0;
+		slow->cc.congested = press == 3;
+		const uint16_t port = slow->sport;
+		for (uint32_t r = 1; r <= 8 * cfg.sched.repath_rounds; r++) {
+			now += rtt;
+			c->sched.limited_at = now;
+			for (uint32_t i = 0; i < 4; i++) {
+				c->path[i].cc.rounds = r;
+				mrc_sched_on_ack(&c->sched, &cfg.sched, c->path, 4, i,
+						 &cfg.path, &cfg.cc, hint, now);
+			}
+		}
+		if (press) {
+			EXPECT_GE(slow->repaths, 1u) << "press " << press;
+			EXPECT_NE(slow->sport, port) << "press " << press;
+		} else {
+			EXPECT_EQ(slow->repaths, 0u);
+			EXPECT_EQ(slow->sport, port);
+			for (uint32_t i = 1; i < 4; i++)
+				EXPECT_EQ(c->path[i].repaths, 0u) << "path " << i;
+		}
+	}
+}
+
 // [PATH-6] equal paths share packets evenly, in bursts of cfg.burst
 TEST(Sched, SprayEvenlyInBursts)
 {
