@@ -89,6 +89,7 @@ void mrc_ack_send(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 				break;
 			/* [ENC-5] a bundle travels as its first path's ACK */
 			mrc_xp_set_route(skb, ack.sport, xp->dscp_ctrl);
+			mrc_xp_set_plane(skb, mrc_xp_plane_for(xp, &pkt));
 			if (riding) {
 				/* not alone after all: it joins the others */
 				skb_put_data(skb, skb_tail_pointer(skb_peek(out)),

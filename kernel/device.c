@@ -183,6 +183,7 @@ static void mrc_dev_dealloc(struct ib_device *ibdev)
 	mrc_linger_purge(&to_mrc_dev(ibdev)->linger);
 	mrc_verbs_tables_destroy(&to_mrc_dev(ibdev)->tables);
 	mrc_stats_free(to_mrc_dev(ibdev));
+	mrc_registry_planes_free(to_mrc_dev(ibdev));
 	mrc_registry_forget(to_mrc_dev(ibdev));
 }
 
@@ -207,6 +208,7 @@ static DEVICE_ATTR_RO(netdev);
 static struct attribute *mrc_dev_attrs[] = {
 	&dev_attr_metaroce_abi_version.attr,
 	&dev_attr_netdev.attr,
+	&dev_attr_planes.attr,
 	NULL,
 };
 

@@ -138,7 +138,7 @@ void mrc_linger_rcv(struct mrc_dev *dev, const struct sk_buff *skb,
 			continue;
 		spin_lock_bh(&xp->lock);
 		now = ktime_get_ns();
-		if (!mrc_xp_from_peer(xp, skb)) {
+		if (mrc_xp_from_peer(xp, skb) < 0) {
 			why = MRC_STAT_RX_DROP_SOURCE;
 		} else if (pkt->cookie != xp->rx_cookie) {
 			why = MRC_STAT_RX_DROP_COOKIE;

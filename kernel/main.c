@@ -110,6 +110,9 @@ static int mrc_netdev_event(struct notifier_block *nb, unsigned long event,
 	}
 
 	mrc_registry_with(ndev, mrc_dev_follow, event);
+	/* [PATH-8] a plane's netdev leaving takes the plane, not the device */
+	if (event == NETDEV_UNREGISTER)
+		mrc_registry_plane_gone(ndev);
 	return NOTIFY_DONE;
 }
 
@@ -117,7 +120,7 @@ static struct notifier_block mrc_netdev_notifier = {
 	.notifier_call = mrc_netdev_event,
 };
 
-static int mrc_check_netdev(const char *name, struct net_device *ndev)
+int mrc_check_netdev(const char *name, struct net_device *ndev)
 {
 	if (ndev->type != ARPHRD_ETHER) {
 		pr_err("%s: %s is not an Ethernet device (type %u)\n",
@@ -309,6 +312,8 @@ static void __exit mrc_exit(void)
 	unregister_netdevice_notifier(&mrc_netdev_notifier);
 	destroy_workqueue(mrc_wq);
 	mrc_txbuf_exit();
+	/* planes dropped last release their netdevs from RCU callbacks */
+	rcu_barrier();
 }
 
 module_init(mrc_init);

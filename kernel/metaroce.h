@@ -48,6 +48,20 @@
 
 struct mrc_stats;
 
+/*
+ * [PATH-8] Planes: plane 0 is the device's netdev, planes 1.. are netdevs
+ * added at run time (plane.c, /sys/class/infiniband/<dev>/planes). Each
+ * holds its netdev until an RCU grace period after it left the device,
+ * so a sender that found it under RCU may still send through it.
+ */
+#define MRC_PLANES_MAX		4
+
+struct mrc_plane {
+	struct net_device *ndev;	/* dev_hold()'d */
+	u32 id;				/* never reused within the device */
+	struct rcu_head rcu;
+};
+
 struct mrc_dev {
 	struct ib_device ibdev;		/* first: ib_alloc_device() wants it */
 	struct net_device *ndev;	/* held by ib_core, see above */
@@ -59,6 +73,10 @@ struct mrc_dev {
 	bool ndev_gone;			/* netdev left before we were live */
 	enum ib_port_state port_state;	/* last state announced by event */
 	u32 link_mbps;			/* netdev speed, 0 if unknown (RTNL) */
+
+	/* [PATH-8] planes 1..; changed under the registry's lock, RCU */
+	struct mrc_plane __rcu *plane[MRC_PLANES_MAX];
+	u32 plane_ids;			/* the last id given */
 
 	/* Unregistration requested from the netdev notifier. */
 	struct work_struct unreg_work;
@@ -97,5 +115,10 @@ int mrc_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
 /* main.c: `rdma link add @name type metaroce netdev @ndev`, also KUnit's. */
 int mrc_dev_add(const char *name, struct net_device *ndev);
+/* Can @ndev carry a device or a plane? An errno and a message if not. */
+int mrc_check_netdev(const char *name, struct net_device *ndev);
+
+/* plane.c: [PATH-8] the device's planes */
+extern struct device_attribute dev_attr_planes;
 
 #endif /* _MRC_METAROCE_H */

@@ -201,6 +201,11 @@ void mrc_net_put(struct mrc_net *n)
 	kfree_rcu(n, rcu);
 }
 
+u16 mrc_net_port(const struct mrc_net *n)
+{
+	return n->port;
+}
+
 bool mrc_net_open(const struct mrc_net *n)
 {
 	return rcu_access_pointer(n->sock4);

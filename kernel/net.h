@@ -56,6 +56,8 @@ typedef void (*mrc_net_rcv_t)(struct sk_buff *skb, bool ce);
  */
 struct mrc_net *mrc_net_get(struct net *net);
 void mrc_net_put(struct mrc_net *n);
+/* The UDP destination port @n's sockets take. */
+u16 mrc_net_port(const struct mrc_net *n);
 /* False once the namespace's exit closed the sockets under the holders. */
 bool mrc_net_open(const struct mrc_net *n);
 

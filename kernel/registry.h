@@ -41,6 +41,23 @@ void mrc_registry_with(const struct net_device *ndev,
 		       void (*fn)(struct mrc_dev *dev, unsigned long arg),
 		       unsigned long arg);
 
+/*
+ * [PATH-8] With RTNL held: make @ndev (held by the caller, in @dev's
+ * namespace) @dev's next plane; its index, or -EEXIST (already one of
+ * @dev's), -EBUSY (another device's netdev or plane), -ENOSPC (no free
+ * slot), -ENODEV (being removed). Takes its own reference on @ndev.
+ */
+int mrc_registry_plane_add(struct mrc_dev *dev, struct net_device *ndev);
+
+/* With RTNL held: drop @dev's plane on @ndev; -ENOENT if none. */
+int mrc_registry_plane_del(struct mrc_dev *dev, const struct net_device *ndev);
+
+/* With RTNL held: @ndev leaves; drop it from whatever device has it as a plane. */
+void mrc_registry_plane_gone(const struct net_device *ndev);
+
+/* ib_core frees @dev: its planes go (no sender can reach them). */
+void mrc_registry_planes_free(struct mrc_dev *dev);
+
 /* Assert that the caller runs under mrc_registry_with(). */
 void mrc_registry_assert_held(void);
 

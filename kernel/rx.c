@@ -55,6 +55,9 @@ static void mrc_rx_follow_peer(struct mrc_xp *xp)
 
 static bool mrc_rx_cookie_ok(struct mrc_xp *xp, const struct mrc_pkt *pkt)
 {
+	/* [PKT-92] sent from RTS on: the peer's final starting PSN */
+	if (pkt->type == MRC_PKT_HELLO)
+		return pkt->cookie == xp->rx_cookie;
 	if (mrc_ack_is_ctrl(pkt))
 		return pkt->cookie == xp->tx_cookie;
 	if (pkt->cookie != xp->rx_cookie && pkt->cookie == xp->tx_cookie)
@@ -124,6 +127,46 @@ static void mrc_rx_probe(struct mrc_xp *xp, const struct mrc_pkt *in,
 }
 
 /*
+ * [PKT-94] a HELLO that passed every check: the core keeps what it says
+ * and may want it answered, once it is ours to answer (RTS or later).
+ * Counted per device; an end that does not speak HELLO drops it as the
+ * unknown type it is to an older peer.
+ */
+static void mrc_rx_hello(struct mrc_xp *xp, const struct mrc_pkt *pkt,
+			 int plane, enum ib_qp_state state,
+			 struct sk_buff_head *out)
+{
+	bool may_answer = state == IB_QPS_RTS || state == IB_QPS_SQD ||
+			  state == IB_QPS_SQE;
+	u32 had = mrc_hello_nplanes(&xp->hello);
+
+	if (!xp->hello_on) {
+		mrc_stat_drop(xp->dev, MRC_STAT_RX_DROP_MALFORMED);
+		return;
+	}
+	/* [SEC-3] the peer's own address: planes are what it announces */
+	if (plane) {
+		mrc_stat_drop(xp->dev, MRC_STAT_RX_DROP_SOURCE);
+		return;
+	}
+	mrc_stat_inc(xp->dev, MRC_STAT_HELLOS_RECEIVED);
+	switch (mrc_hello_on_rx(&xp->hello, pkt, may_answer)) {
+	case MRC_HELLO_SEND_ANSWER:
+		if (!mrc_xp_hello_send(xp, MRC_HELLO_ANSWER,
+				       mrc_ack_bundle_flag(), out))
+			mrc_stat_inc(xp->dev, MRC_STAT_HELLOS_SENT);
+		break;
+	case MRC_HELLO_REFUSED:
+		mrc_stat_inc(xp->dev, MRC_STAT_HELLOS_REFUSED);
+		break;
+	case MRC_HELLO_TAKEN:
+		break;
+	}
+	if (had == 1 && mrc_hello_nplanes(&xp->hello) > 1)
+		mrc_stat_inc(xp->dev, MRC_STAT_PLANES_NEGOTIATED);
+}
+
+/*
  * The peer broke a rule or an access failed: tell it, stop the QP, and
  * remember the refusal: the NAK may be lost, and the refused packet was
  * not acknowledged, so its resends come and are answered in ERR too.
@@ -144,7 +187,8 @@ static bool mrc_rx_refused_again(struct mrc_xp *xp, const struct mrc_pkt *pkt,
 				 enum ib_qp_state state)
 {
 	return state == IB_QPS_ERR && xp->refused_code &&
-	       !mrc_ack_is_ctrl(pkt) && pkt->msn == xp->refused_msn;
+	       !mrc_ack_is_ctrl(pkt) && pkt->type != MRC_PKT_HELLO &&
+	       pkt->msn == xp->refused_msn;
 }
 
 /*
@@ -435,11 +479,12 @@ bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 {
 	enum ib_qp_state state = mrc_qp_state(xp->qp);
 	enum mrc_stat why;
+	int plane = xp->live ? mrc_xp_from_peer(xp, skb) : -1;
 
 	/* [SEC-10] in the order of the table's checks */
 	if (!xp->live) {
 		why = MRC_STAT_RX_DROP_QP_STATE;	/* RESET, INIT */
-	} else if (!mrc_xp_from_peer(xp, skb)) {
+	} else if (plane < 0) {
 		why = MRC_STAT_RX_DROP_SOURCE;
 	} else if (mrc_rx_refused_again(xp, pkt, state) &&
 		   mrc_rx_cookie_ok(xp, pkt)) {
@@ -459,6 +504,11 @@ bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 take:
 	/* [ENC-9] every packet says whether its sender takes bundles */
 	xp->peer_bundles = pkt->flags & MRC_F_BUNDLES;
+	/* [PATH-8] answers to this path follow it to its plane */
+	if (plane < MRC_PLANES_MAX)
+		xp->plane_rx[plane]++;
+	if (pkt->path_id < MRC_MAX_PATHS && pkt->type != MRC_PKT_HELLO)
+		xp->ack_plane[pkt->path_id] = plane;
 	switch (pkt->type) {
 	case MRC_PKT_ACK:
 		/* also in RTR: a responder's READ/ATOMIC responses are acked */
@@ -469,6 +519,9 @@ take:
 		break;
 	case MRC_PKT_PROBE:
 		mrc_rx_probe(xp, pkt, out);
+		break;
+	case MRC_PKT_HELLO:
+		mrc_rx_hello(xp, pkt, plane, state, out);
 		break;
 	default:
 		mrc_rx_data(xp, now, pkt, skb, ce, out);

@@ -52,6 +52,11 @@ static const struct rdma_stat_desc mrc_stat_descs[] = {
 	[MRC_STAT_PROBES_ANSWERED].name = "probes_answered",
 	[MRC_STAT_TX_DROPPED].name = "tx_dropped",
 	[MRC_STAT_RX_LOOPBACK].name = "rx_loopback",
+	[MRC_STAT_HELLOS_SENT].name = "hellos_sent",
+	[MRC_STAT_HELLOS_RECEIVED].name = "hellos_received",
+	[MRC_STAT_HELLOS_REFUSED].name = "hellos_refused",
+	[MRC_STAT_PLANES_NEGOTIATED].name = "planes_negotiated",
+	[MRC_STAT_TX_PLANE_GONE].name = "tx_plane_gone",
 };
 
 static_assert(MRC_STAT_ACKS_FOR_WINDOW - MRC_STAT_ACKS_FOR_DELAY ==

@@ -59,6 +59,11 @@ enum mrc_stat {
 	MRC_STAT_PROBES_ANSWERED,	/* [PKT-76] PROBE REQs answered */
 	MRC_STAT_TX_DROPPED,	/* datagrams the net layer could not send */
 	MRC_STAT_RX_LOOPBACK,	/* [ENC-17] datagrams received by loopback */
+	MRC_STAT_HELLOS_SENT,	/* [PKT-94] OFFERs and ANSWERs sent */
+	MRC_STAT_HELLOS_RECEIVED,	/* ... valid ones taken */
+	MRC_STAT_HELLOS_REFUSED,	/* ... OFFERs not answered ([SEC-7]) */
+	MRC_STAT_PLANES_NEGOTIATED,	/* [PATH-8] connections using >1 plane */
+	MRC_STAT_TX_PLANE_GONE,	/* packets of a removed plane sent on plane 0 */
 	MRC_STAT_NUM
 };
 

@@ -14,6 +14,7 @@
 #include "fault.h"
 #include "metaroce.h"
 #include "net.h"
+#include "plane.h"
 #include "stats.h"
 #include "trace.h"
 #include "txbuf.h"
@@ -57,6 +58,7 @@ struct mrc_xp_cb {
 	bool one;	/* one packet (not an ACK bundle): may be bundled */
 	bool rides;	/* ... an ACK, into any path's bundle ([REL-24]) */
 	u8 path;	/* ... of this path ([ENC-13]: a bundle is one path's) */
+	u8 plane;	/* [PATH-8] leaves by this plane */
 };
 
 #define MRC_XP_CB(skb)	((struct mrc_xp_cb *)(skb)->cb)
@@ -124,6 +126,32 @@ void mrc_xp_set_route(struct sk_buff *skb, u32 sport, u32 dscp)
 	MRC_XP_CB(skb)->dscp = dscp;
 	MRC_XP_CB(skb)->one = false;
 	MRC_XP_CB(skb)->rides = false;
+	MRC_XP_CB(skb)->plane = 0;
+}
+
+void mrc_xp_set_plane(struct sk_buff *skb, u32 plane)
+{
+	MRC_XP_CB(skb)->plane = plane < MRC_PLANES_MAX ? plane : 0;
+}
+
+/*
+ * [PATH-8] The plane @pkt leaves by: a HELLO by plane 0; the answers to
+ * the peer's path i by the plane its newest packet came on (as their
+ * port follows it, [PATH-11]); our data by its path's plane.
+ */
+u32 mrc_xp_plane_for(const struct mrc_xp *xp, const struct mrc_pkt *pkt)
+{
+	switch (pkt->type) {
+	case MRC_PKT_HELLO:
+		return 0;
+	case MRC_PKT_ACK:
+	case MRC_PKT_NAK:
+	case MRC_PKT_PROBE:
+		return pkt->path_id < MRC_MAX_PATHS ?
+		       xp->ack_plane[pkt->path_id] : 0;
+	default:
+		return mrc_hello_plane_of(&xp->hello, pkt->path_id);
+	}
 }
 
 /*
@@ -165,21 +193,66 @@ bool mrc_xp_encode(struct mrc_xp *xp, struct mrc_pkt *pkt, u8 *buf, u32 len)
  * [SEC-3] Did @skb come from the connection's peer? The QP number and
  * cookie are all that name a connection ([ENC-30]), and both can be
  * guessed or seen; the source address narrows who can inject to hosts
- * that can forge the peer's. One address per peer for now: with planes
- * ([PATH-8]) this becomes the set the peer uses.
+ * that can forge the peer's: the address of the QP's address vector
+ * (plane 0) or one the peer announced in its HELLO ([PATH-8]). The
+ * peer's plane it came from, or -1.
  */
-bool mrc_xp_from_peer(const struct mrc_xp *xp, const struct sk_buff *skb)
+int mrc_xp_from_peer(const struct mrc_xp *xp, const struct sk_buff *skb)
 {
 	const struct mrc_av *av = xp->av;
+	struct mrc_plane_addr a = { };
 
-	if (skb->protocol == htons(ETH_P_IP))
-		return av->daddr.in4.sin_family == AF_INET &&
-		       ip_hdr(skb)->saddr == av->daddr.in4.sin_addr.s_addr;
-	if (skb->protocol == htons(ETH_P_IPV6))
-		return av->daddr.in6.sin6_family == AF_INET6 &&
-		       ipv6_addr_equal(&ipv6_hdr(skb)->saddr,
-				       &av->daddr.in6.sin6_addr);
-	return false;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (av->daddr.in4.sin_family != AF_INET)
+			return -1;
+		if (ip_hdr(skb)->saddr == av->daddr.in4.sin_addr.s_addr)
+			return 0;
+		a.family = 4;
+		memcpy(a.addr, &ip_hdr(skb)->saddr, 4);
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		if (av->daddr.in6.sin6_family != AF_INET6)
+			return -1;
+		if (ipv6_addr_equal(&ipv6_hdr(skb)->saddr,
+				    &av->daddr.in6.sin6_addr))
+			return 0;
+		a.family = 6;
+		memcpy(a.addr, &ipv6_hdr(skb)->saddr, 16);
+	} else {
+		return -1;
+	}
+	return mrc_hello_peer_plane(&xp->hello, &a);
+}
+
+/*
+ * [PKT-94] Our HELLO of @kind to the peer, on plane 0 and path 0's route,
+ * never bundled: an OFFER is as long as any answer to it may be.
+ */
+int mrc_xp_hello_send(struct mrc_xp *xp, u8 kind, u16 flags,
+		      struct sk_buff_head *out)
+{
+	struct mrc_pkt pkt = { };
+	struct sk_buff *skb;
+	u8 *table;
+	u32 hlen;
+	int err;
+
+	pkt.type = MRC_PKT_HELLO;
+	hlen = mrc_wire_hdr_len(&pkt);
+	skb = mrc_xp_alloc_skb(xp, hlen + MRC_WIRE_HELLO_TABLE_MAX +
+			       MRC_WIRE_ICRC_LEN);
+	if (!skb)
+		return -ENOMEM;
+	table = skb_put(skb, hlen) + hlen;
+	mrc_hello_build(&xp->hello, kind, &pkt, table);
+	skb_put(skb, pkt.payload_len);
+	pkt.flags = flags;
+	pkt.tsval = (u32)ktime_get_ns();
+	pkt.cookie = xp->tx_cookie;
+	err = mrc_xp_seal(xp, skb, &pkt, mrc_conn_ack_sport(&xp->conn, 0),
+			  xp->dscp_ctrl, out);
+	if (!err)
+		MRC_XP_CB(skb)->one = false;
+	return err;
 }
 
 /*
@@ -198,6 +271,7 @@ int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 	mrc_xp_set_route(skb, sport, dscp);
 	MRC_XP_CB(skb)->one = true;
 	MRC_XP_CB(skb)->path = pkt->path_id;
+	mrc_xp_set_plane(skb, mrc_xp_plane_for(xp, pkt));
 	__skb_queue_tail(out, skb);
 	return 0;
 }
@@ -329,20 +403,41 @@ void mrc_xp_ride(struct mrc_xp *xp, struct sk_buff *host, u32 len)
 static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
 			    u32 npkts)
 {
-	const struct mrc_av *av = xp->av;
+	const struct sockaddr *saddr = (const struct sockaddr *)&xp->av->saddr;
+	const struct sockaddr *daddr = (const struct sockaddr *)&xp->av->daddr;
+	struct sockaddr_storage s, d;
+	struct net_device *ndev = xp->ndev;
 	struct mrc_dev *dev = xp->dev;
 	u16 sport = MRC_XP_CB(skb)->sport;
 	u8 dscp = MRC_XP_CB(skb)->dscp;
+	u32 k = MRC_XP_CB(skb)->plane;
 	unsigned int len = skb->len;
+	int err;
 
+	rcu_read_lock();
+	if (k) {
+		/* [PATH-8] a plane gone since: plane 0 takes its paths */
+		ndev = mrc_plane_ndev_rcu(dev, k, xp->plane_id[k]);
+		if (ndev) {
+			mrc_plane_to_sockaddr(&xp->hello.local.plane[k], &s);
+			mrc_plane_to_sockaddr(&xp->hello.peer_plane[k], &d);
+			saddr = (const struct sockaddr *)&s;
+			daddr = (const struct sockaddr *)&d;
+		} else {
+			mrc_stat_add(dev, MRC_STAT_TX_PLANE_GONE, npkts);
+			ndev = xp->ndev;
+			k = 0;
+		}
+	}
 	/* [ENC-10] control packets too: an AQM marks them, not drops them */
-	if (mrc_net_xmit(xp->net, xp->ndev, &xp->routes, skb,
-			 (const struct sockaddr *)&av->saddr,
-			 (const struct sockaddr *)&av->daddr, sport,
-			 dscp, true)) {
+	err = mrc_net_xmit(xp->net, ndev, &xp->routes[k], skb, saddr, daddr,
+			   sport, dscp, true);
+	rcu_read_unlock();
+	if (err) {
 		mrc_stat_add(dev, MRC_STAT_TX_DROPPED, npkts);
 		return;
 	}
+	xp->plane_tx[k] += npkts;
 	mrc_stat_add(dev, MRC_STAT_TX_PACKETS, npkts);
 	mrc_stat_add(dev, MRC_STAT_TX_BYTES, len);
 	if (npkts > 1)
@@ -389,7 +484,8 @@ static bool mrc_xp_joins(const struct mrc_xp_run *run,
 		return mrc_wire_pbundle_fits(n, run->bytes, skb->len,
 					     run->room);
 	if (MRC_XP_CB(skb)->sport != MRC_XP_CB(first)->sport ||
-	    MRC_XP_CB(skb)->dscp != MRC_XP_CB(first)->dscp)
+	    MRC_XP_CB(skb)->dscp != MRC_XP_CB(first)->dscp ||
+	    MRC_XP_CB(skb)->plane != MRC_XP_CB(first)->plane)
 		return false;
 	if (run->room)
 		return MRC_XP_CB(skb)->one &&
@@ -465,6 +561,8 @@ void mrc_xp_arm_timer_at(struct mrc_xp *xp, u64 at)
 
 	if (xp->dead || !xp->live)
 		return;
+	/* [PKT-94] an OFFER's resend is a deadline too */
+	at = min(at, mrc_hello_deadline(&xp->hello));
 	if (at == U64_MAX)
 		return;
 	/*
@@ -496,7 +594,10 @@ void mrc_xp_arm_timer(struct mrc_xp *xp)
 
 void mrc_xp_free(struct mrc_xp *xp)
 {
-	mrc_net_routes_free(&xp->routes);
+	u32 k;
+
+	for (k = 0; k < MRC_PLANES_MAX; k++)
+		mrc_net_routes_free(&xp->routes[k]);
 	mrc_net_put(xp->net);
 	kvfree(xp);
 }

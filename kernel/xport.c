@@ -13,6 +13,7 @@
 #include "linger.h"
 #include "metaroce.h"
 #include "net.h"
+#include "plane.h"
 #include "stats.h"
 #include "xport.h"
 
@@ -116,10 +117,15 @@ module_param(max_payload, uint, 0644);
 MODULE_PARM_DESC(max_payload,
 		 "payload bytes per packet at most, rounded down to whole segments; the netdev MTU bounds it too (0: one segment)");
 
+static bool hello = true;
+module_param(hello, bool, 0644);
+MODULE_PARM_DESC(hello,
+		 "negotiate in band: HELLO at RTS, answer the peer's, use the planes both ends have ([PKT-92], [PATH-8]); off: behave as an end that predates HELLO; for new connections");
+
 static ushort dscp_ctrl = MRC_WIRE_DSCP_CTRL;
 module_param(dscp_ctrl, ushort, 0644);
 MODULE_PARM_DESC(dscp_ctrl,
-		 "DSCP of ACKs, NAKs and PROBEs (0-63, [ENC-15]); data takes the traffic class of the QP's address (rdma_cm TOS), else 26; for new connections");
+		 "DSCP of ACKs, NAKs, PROBEs and HELLOs (0-63, [ENC-15]); data takes the traffic class of the QP's address (rdma_cm TOS), else 26; for new connections");
 
 /* Timers due, packets to send, ACKs due, completions: one engine run. */
 static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
@@ -134,6 +140,10 @@ static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 	now = ktime_get_ns();
 	if (xp->timer_at && xp->timer_at <= now)
 		xp->timer_at = 0;
+	/* [PKT-94] our OFFER, until answered */
+	if (mrc_hello_offer_due(&xp->hello, now) &&
+	    !mrc_xp_hello_send(xp, MRC_HELLO_OFFER, mrc_ack_bundle_flag(), &out))
+		mrc_stat_inc(xp->dev, MRC_STAT_HELLOS_SENT);
 	if (mrc_conn_deadline(&xp->conn) <= now) {
 		u64 expired = xp->conn.stats.holds_expired;
 		struct mrc_xp_paths_was was;
@@ -169,6 +179,44 @@ static void mrc_xp_work(struct work_struct *w)
 	mrc_xp_run(container_of(w, struct mrc_xp, work), MRC_XP_TX_BUDGET);
 }
 
+/* [PKT-94] no hello yet: one plane, nothing known of the peer. */
+static void mrc_xp_hello_reset(struct mrc_xp *xp)
+{
+	struct mrc_hello_local none = { .nplanes = 1 };
+
+	mrc_hello_init(&xp->hello, &none);
+	memset(xp->plane_id, 0, sizeof(xp->plane_id));
+	memset(xp->ack_plane, 0, sizeof(xp->ack_plane));
+}
+
+/*
+ * [PKT-92] At RTS, our cookie final: what our HELLO says, the planes the
+ * device has now included, and the first OFFER due.
+ */
+static void mrc_xp_hello_begin(struct mrc_xp *xp, u64 now)
+{
+	struct mrc_hello_local l = { };
+	struct mrc_hello *r = &l.rec;
+
+	if (!xp->hello_on || xp->hello.started)
+		return;
+	r->min_ver = MRC_WIRE_VERSION;
+	r->max_ver = MRC_WIRE_VERSION;
+	r->max_paths = MRC_MAX_PATHS;	/* [PATH-1] we take every path id */
+	r->seg_shift = clamp_t(u32, ilog2(xp->conn.cfg.mss),
+			       MRC_HELLO_SEG_SHIFT_MIN, MRC_HELLO_SEG_SHIFT_MAX);
+	r->caps = MRC_CAP_ATOMIC | MRC_CAP_RATE_HINT | MRC_CAP_MULTIPLANE;
+	if (mrc_ack_bundle_flag())
+		r->caps |= MRC_CAP_BUNDLES;
+	r->cookie = xp->rx_cookie;
+	r->udp_port = mrc_net_port(xp->net);
+	r->max_streams = 1;
+	mrc_planes_snapshot(xp->dev, (const struct sockaddr *)&xp->av->saddr,
+			    &l, xp->plane_id);
+	mrc_hello_init(&xp->hello, &l);
+	mrc_hello_start(&xp->hello, now);
+}
+
 static int mrc_xp_create(struct mrc_qp *qp)
 {
 	struct net_device *ndev = mrc_dev_netdev(qp->ibqp.device);
@@ -193,6 +241,7 @@ static int mrc_xp_create(struct mrc_qp *qp)
 	xp->qpn = qp->ibqp.qp_num;
 	xp->dscp_data = MRC_WIRE_DSCP_DATA;
 	xp->dscp_ctrl = min_t(u8, READ_ONCE(dscp_ctrl), 63);
+	mrc_xp_hello_reset(xp);
 	spin_lock_init(&xp->lock);
 	spin_lock_init(&xp->xmit_lock);
 	INIT_WORK(&xp->work, mrc_xp_work);
@@ -205,6 +254,7 @@ static int mrc_xp_create(struct mrc_qp *qp)
 /* Forget every WQE: the verbs layer dropped them (RESET) without CQEs. */
 static void mrc_xp_reset_locked(struct mrc_xp *xp)
 {
+	mrc_xp_hello_reset(xp);
 	xp->live = false;
 	xp->flushed = false;
 	xp->peer_bundles = false;
@@ -385,6 +435,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	mrc_xp_burst(&cfg);
 	cfg.seed = get_random_u64();
 	xp->dest_qpn = a->dest_qp_num;
+	xp->hello_on = READ_ONCE(hello);
 	if (!mrc_conn_init(&xp->conn, &cfg, now))
 		return false;
 	mrc_xp_set_timeout(xp, a->timeout);
@@ -403,7 +454,8 @@ static void mrc_xp_modified(struct mrc_qp *qp, int mask, enum ib_qp_state old)
 		return;
 	if (mask & IB_QP_AV) {
 		spin_lock_bh(&xp->xmit_lock);
-		mrc_net_routes_reset(&xp->routes);
+		for (i = 0; i < MRC_PLANES_MAX; i++)
+			mrc_net_routes_reset(&xp->routes[i]);
 		spin_unlock_bh(&xp->xmit_lock);
 	}
 	spin_lock_bh(&xp->lock);
@@ -428,6 +480,8 @@ static void mrc_xp_modified(struct mrc_qp *qp, int mask, enum ib_qp_state old)
 	default:
 		break;
 	}
+	if (state == IB_QPS_RTS && xp->live)
+		mrc_xp_hello_begin(xp, now);
 	/* retry_cnt usually comes with RTS, after the connection was set up */
 	if (xp->live && (mask & IB_QP_RETRY_CNT))
 		xp->conn.cfg.retry_limit = qp->attr.retry_cnt;

@@ -45,6 +45,8 @@
 #include <linux/workqueue.h>
 
 #include "core/conn.h"
+#include "core/hello.h"
+#include "metaroce.h"
 #include "net.h"
 #include "verbs.h"
 
@@ -117,7 +119,8 @@ struct mrc_xp {
 	u32 qpn;
 	spinlock_t lock;		/* see the header comment */
 	spinlock_t xmit_lock;		/* wire order; mrc_xp_unlock_xmit() */
-	struct mrc_net_routes routes;	/* to the peer; under xmit_lock */
+	/* to the peer, per plane ([PATH-8]); under xmit_lock */
+	struct mrc_net_routes routes[MRC_PLANES_MAX];
 	struct work_struct work;
 	struct hrtimer timer;
 	u64 timer_at;			/* armed deadline, 0: none */
@@ -135,6 +138,14 @@ struct mrc_xp {
 	u32 rx_cookie;			/* the peer's */
 	u8 dscp_data;
 	u8 dscp_ctrl;
+
+	/* [PKT-92] the HELLO exchange and the planes it opened ([PATH-8]) */
+	struct mrc_hello_state hello;
+	bool hello_on;			/* we speak HELLO (module parameter) */
+	u32 plane_id[MRC_PLANES_MAX];	/* our planes' ids when we offered */
+	u8 ack_plane[MRC_MAX_PATHS];	/* the plane the peer's path i came on */
+	u64 plane_rx[MRC_PLANES_MAX];	/* packets taken, by plane */
+	u64 plane_tx[MRC_PLANES_MAX];	/* datagrams sent, by plane; xmit_lock */
 
 	/* sender: WQE slots [sq_head, sq_take), posted to the core up to
 	 * sq_post
@@ -212,7 +223,11 @@ void mrc_xp_set_rides(struct sk_buff *skb);
 struct sk_buff *mrc_xp_ride_host(struct mrc_xp *xp, struct sk_buff_head *out);
 void mrc_xp_ride(struct mrc_xp *xp, struct sk_buff *host, u32 len);
 bool mrc_xp_encode(struct mrc_xp *xp, struct mrc_pkt *pkt, u8 *buf, u32 len);
-bool mrc_xp_from_peer(const struct mrc_xp *xp, const struct sk_buff *skb);
+int mrc_xp_from_peer(const struct mrc_xp *xp, const struct sk_buff *skb);
+u32 mrc_xp_plane_for(const struct mrc_xp *xp, const struct mrc_pkt *pkt);
+void mrc_xp_set_plane(struct sk_buff *skb, u32 plane);
+int mrc_xp_hello_send(struct mrc_xp *xp, u8 kind, u16 flags,
+		      struct sk_buff_head *out);
 int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out);
 

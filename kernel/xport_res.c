@@ -34,14 +34,14 @@ static u64 mrc_res_in(u64 at, u64 now)
 }
 
 static int mrc_res_path(struct sk_buff *msg, const struct mrc_path *p,
-			u64 now)
+			u32 plane, u64 now)
 {
 	static const char * const names[] = {
 		"snd_una", "snd_nxt", "inflight", "retries", "rto_in",
 		"rcv_cum", "rcv_pending", "rcv_oow", "state", "sport",
 		"ack_sport", "fails", "fail_why", "reentropies", "repaths",
 		"sent", "acked", "lost", "srtt_us", "cwnd", "loss_pm", "mark_pm",
-		"ato_us", "probes", "probes_ans",
+		"ato_us", "probes", "probes_ans", "plane",
 	};
 	const struct mrc_path_tx *tx = &p->tx;
 	const struct mrc_path_rx *rx = &p->rx;
@@ -53,7 +53,7 @@ static int mrc_res_path(struct sk_buff *msg, const struct mrc_path *p,
 		tx->acked_pkts, mrc_path_tx_lost(tx), div_u64(tx->srtt_ns, 1000),
 		p->cc.cwnd, p->cc.loss_pm, p->cc.mark_pm,
 		div_u64(mrc_path_tx_answer_timeout(tx), 1000), tx->pto_fired,
-		tx->pto_answer,
+		tx->pto_answer, plane,
 	};
 	char name[24];
 	u32 i;
@@ -105,6 +105,30 @@ int mrc_xp_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 
 		err = mrc_res_put(msg, v, ARRAY_SIZE(v));
 	}
+	if (!err) {
+		/* [PKT-94] [PATH-8] the HELLO exchange and the planes' traffic */
+		const struct mrc_hello_state *h = &xp->hello;
+		const struct mrc_res_val v[] = {
+			{ "hello_offers", h->stats.offers_sent },
+			{ "hello_answers", h->stats.answers_sent },
+			{ "hello_refused", h->stats.refused },
+			{ "hello_peer", h->peer_known },
+			{ "hello_answered", h->answered },
+			{ "peer_planes", h->peer_nplanes },
+			{ "planes", mrc_hello_nplanes(h) },
+			{ "plane0_tx", xp->plane_tx[0] },
+			{ "plane0_rx", xp->plane_rx[0] },
+			{ "plane1_tx", xp->plane_tx[1] },
+			{ "plane1_rx", xp->plane_rx[1] },
+			{ "plane2_tx", xp->plane_tx[2] },
+			{ "plane2_rx", xp->plane_rx[2] },
+			{ "plane3_tx", xp->plane_tx[3] },
+			{ "plane3_rx", xp->plane_rx[3] },
+		};
+
+		BUILD_BUG_ON(MRC_PLANES_MAX != 4);
+		err = mrc_res_put(msg, v, ARRAY_SIZE(v));
+	}
 	if (err || !xp->live)
 		goto out;
 	{
@@ -136,7 +160,8 @@ int mrc_xp_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 		err = mrc_res_put(msg, v, ARRAY_SIZE(v));
 	}
 	for (i = 0; !err && i < c->cfg.npaths; i++)
-		err = mrc_res_path(msg, &c->path[i], now);
+		err = mrc_res_path(msg, &c->path[i],
+				   mrc_hello_plane_of(&xp->hello, i), now);
 out:
 	spin_unlock_bh(&xp->lock);
 	if (err) {

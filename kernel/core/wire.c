@@ -17,7 +17,7 @@
 			  MRC_F_BUNDLES)
 
 /* [PKT-21] extension length per type; 0 marks an unknown type. */
-static const u8 mrc_ext_len[MRC_PKT_TYPE_MAX + 1] = {
+static const u8 mrc_ext_len[MRC_PKT_TYPE_LAST + 1] = {
 	[MRC_PKT_SEND]		= MRC_WIRE_SEND_LEN,
 	[MRC_PKT_WRITE]		= MRC_WIRE_WRITE_LEN,
 	[MRC_PKT_READ_REQ]	= MRC_WIRE_READ_REQ_LEN,
@@ -28,10 +28,11 @@ static const u8 mrc_ext_len[MRC_PKT_TYPE_MAX + 1] = {
 	[MRC_PKT_NAK]		= MRC_WIRE_NAK_LEN,
 	[MRC_PKT_PROBE]		= MRC_WIRE_PROBE_LEN,
 	[MRC_PKT_UD_SEND]	= MRC_WIRE_UD_SEND_LEN,
+	[MRC_PKT_HELLO]		= MRC_WIRE_HELLO_PKT_LEN,
 };
 
 /* [PKT-31] flags each type may carry. */
-static const u16 mrc_allowed_flags[MRC_PKT_TYPE_MAX + 1] = {
+static const u16 mrc_allowed_flags[MRC_PKT_TYPE_LAST + 1] = {
 	[MRC_PKT_SEND]		= MRC_F_SEQ_COMMON | MRC_F_IMM | MRC_F_INV |
 				  MRC_F_SOLICITED,
 	[MRC_PKT_WRITE]		= MRC_F_SEQ_COMMON | MRC_F_IMM | MRC_F_SOLICITED,
@@ -44,6 +45,7 @@ static const u16 mrc_allowed_flags[MRC_PKT_TYPE_MAX + 1] = {
 	[MRC_PKT_PROBE]		= MRC_F_BUNDLES,
 	[MRC_PKT_UD_SEND]	= MRC_F_FIRST | MRC_F_LAST | MRC_F_IMM |
 				  MRC_F_SOLICITED,
+	[MRC_PKT_HELLO]		= MRC_F_BUNDLES,
 };
 
 static const char * const mrc_reason_names[MRC_WIRE_REASON_COUNT] = {
@@ -72,7 +74,7 @@ const char *mrc_wire_reason_str(enum mrc_wire_reason r)
 
 u32 mrc_wire_ext_len(u8 type)
 {
-	return type <= MRC_PKT_TYPE_MAX ? mrc_ext_len[type] : 0;
+	return type <= MRC_PKT_TYPE_LAST ? mrc_ext_len[type] : 0;
 }
 
 static bool mrc_has_imm(u16 flags)
@@ -95,7 +97,68 @@ static bool mrc_carries_payload(u8 type)
 {
 	return type == MRC_PKT_SEND || type == MRC_PKT_WRITE ||
 	       type == MRC_PKT_READ_RESP || type == MRC_PKT_PROBE ||
-	       type == MRC_PKT_UD_SEND;
+	       type == MRC_PKT_UD_SEND || type == MRC_PKT_HELLO;
+}
+
+/* Reserved bytes inside an extension must be zero ([PKT-12]). */
+static bool mrc_zero(const u8 *p, u32 n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* [PKT-90] the record's values, whichever way it travels. */
+static bool mrc_hello_valid(const struct mrc_hello *h)
+{
+	return h->min_ver && h->min_ver <= h->max_ver && h->max_paths &&
+	       h->max_streams && h->seg_shift >= MRC_HELLO_SEG_SHIFT_MIN &&
+	       h->seg_shift <= MRC_HELLO_SEG_SHIFT_MAX;
+}
+
+/* [PKT-92] a HELLO's plane table and the padding after it. */
+static enum mrc_wire_reason mrc_check_planes(const struct mrc_pkt *pkt)
+{
+	const u8 *t = pkt->payload;
+	u32 k, table = pkt->hello.nplanes * MRC_WIRE_PLANE_LEN;
+
+	for (k = 0; k < pkt->hello.nplanes; k++) {
+		const u8 *e = t + k * MRC_WIRE_PLANE_LEN;
+		u8 fam = e[MRC_WO_PLANE_FAMILY];
+
+		if (fam != 0 && fam != 4 && fam != 6)
+			return MRC_WIRE_E_BAD_FIELD;
+		if (!mrc_zero(e + MRC_WO_PLANE_RSVD, 3))
+			return MRC_WIRE_E_RESERVED;
+		/* no address, or an IPv4 one: the rest is zero */
+		if (fam != 6 && !mrc_zero(e + MRC_WO_PLANE_ADDR + (fam ? 4 : 0),
+					  fam ? 12 : 16))
+			return MRC_WIRE_E_RESERVED;
+	}
+	return mrc_zero(t + table, pkt->payload_len - table) ?
+	       MRC_WIRE_OK : MRC_WIRE_E_RESERVED;
+}
+
+static enum mrc_wire_reason mrc_check_hello(const struct mrc_pkt *pkt)
+{
+	const struct mrc_pkt_hello *h = &pkt->hello;
+
+	if (h->kind != MRC_HELLO_OFFER && h->kind != MRC_HELLO_ANSWER)
+		return MRC_WIRE_E_BAD_FIELD;
+	if (!h->nplanes || h->nplanes > MRC_WIRE_HELLO_PLANES_MAX)
+		return MRC_WIRE_E_BAD_FIELD;
+	if (pkt->path_id)
+		return MRC_WIRE_E_RESERVED;
+	if (pkt->payload_len < h->nplanes * MRC_WIRE_PLANE_LEN ||
+	    pkt->payload_len > MRC_WIRE_HELLO_TABLE_MAX)
+		return MRC_WIRE_E_BAD_LENGTH;
+	if (!mrc_hello_valid(&h->rec))
+		return MRC_WIRE_E_BAD_FIELD;
+	/* the table is checked where it lies: never left in fragments */
+	if (!pkt->payload)
+		return MRC_WIRE_E_TRUNCATED;
+	return mrc_check_planes(pkt);
 }
 
 /* [PKT-40..44] one segment of a SEND, WRITE or READ_RESP message. */
@@ -180,6 +243,8 @@ static enum mrc_wire_reason mrc_check_ext(const struct mrc_pkt *pkt)
 		    (pkt->probe.tsecr || pkt->probe.echo_len))
 			return MRC_WIRE_E_RESERVED;
 		return MRC_WIRE_OK;
+	case MRC_PKT_HELLO:
+		return mrc_check_hello(pkt);
 	case MRC_PKT_UD_SEND:
 		/* [PKT-87] one packet per message, no connection fields */
 		if ((pkt->flags & first_last) != first_last)
@@ -370,6 +435,13 @@ static void mrc_put_ext(const struct mrc_pkt *pkt, u8 *b)
 		mrc_put_be32(b + MRC_WO_UD_QKEY, pkt->ud.qkey);
 		mrc_put_be32(b + MRC_WO_UD_SRC_QPN, pkt->ud.src_qpn);
 		break;
+	case MRC_PKT_HELLO:
+		b[MRC_WO_HELLO_KIND] = pkt->hello.kind;
+		b[MRC_WO_HELLO_NPLANES] = pkt->hello.nplanes;
+		/* checked by mrc_wire_check(): cannot fail */
+		mrc_hello_encode(&pkt->hello.rec, b + MRC_WO_HELLO_RECORD,
+				 MRC_HELLO_LEN);
+		break;
 	}
 }
 
@@ -429,15 +501,6 @@ enum mrc_wire_reason mrc_wire_encode(const struct mrc_pkt *pkt, u8 *buf,
 	mrc_wire_seal(buf, body);
 	*len = body + MRC_WIRE_ICRC_LEN;
 	return MRC_WIRE_OK;
-}
-
-/* Reserved bytes inside an extension must be zero ([PKT-12]). */
-static bool mrc_zero(const u8 *p, u32 n)
-{
-	while (n--)
-		if (*p++)
-			return false;
-	return true;
 }
 
 static enum mrc_wire_reason mrc_get_ext(struct mrc_pkt *pkt, const u8 *b)
@@ -516,6 +579,13 @@ static enum mrc_wire_reason mrc_get_ext(struct mrc_pkt *pkt, const u8 *b)
 		pkt->ud.qkey = mrc_get_be32(b + MRC_WO_UD_QKEY);
 		pkt->ud.src_qpn = mrc_get_be32(b + MRC_WO_UD_SRC_QPN);
 		break;
+	case MRC_PKT_HELLO:
+		pkt->hello.kind = b[MRC_WO_HELLO_KIND];
+		pkt->hello.nplanes = b[MRC_WO_HELLO_NPLANES];
+		if (mrc_get_be16(b + MRC_WO_HELLO_PKT_RSVD))
+			return MRC_WIRE_E_RESERVED;
+		return mrc_hello_parse(b + MRC_WO_HELLO_RECORD, MRC_HELLO_LEN,
+				       &pkt->hello.rec);
 	}
 	return MRC_WIRE_OK;
 }
@@ -609,9 +679,7 @@ enum mrc_wire_reason mrc_wire_parse_hdr(const u8 *buf, u32 avail, u32 pkt_len,
 enum mrc_wire_reason mrc_hello_encode(const struct mrc_hello *h, u8 *buf,
 				      u32 cap)
 {
-	if (!h->min_ver || h->min_ver > h->max_ver || !h->max_paths ||
-	    !h->max_streams || h->seg_shift < MRC_HELLO_SEG_SHIFT_MIN ||
-	    h->seg_shift > MRC_HELLO_SEG_SHIFT_MAX)
+	if (!mrc_hello_valid(h))
 		return MRC_WIRE_E_BAD_FIELD;
 	if (cap < MRC_HELLO_LEN)
 		return MRC_WIRE_E_NO_SPACE;
@@ -646,10 +714,27 @@ enum mrc_wire_reason mrc_hello_parse(const u8 *buf, u32 len,
 	out->cookie = mrc_get_be32(buf + MRC_WO_HELLO_COOKIE);
 	out->udp_port = mrc_get_be16(buf + MRC_WO_HELLO_UDP_PORT);
 	out->max_streams = mrc_get_be16(buf + MRC_WO_HELLO_MAX_STREAMS);
-	if (!out->min_ver || out->min_ver > out->max_ver || !out->max_paths ||
-	    !out->max_streams ||
-	    out->seg_shift < MRC_HELLO_SEG_SHIFT_MIN ||
-	    out->seg_shift > MRC_HELLO_SEG_SHIFT_MAX)
-		return MRC_WIRE_E_BAD_FIELD;
-	return MRC_WIRE_OK;
+	return mrc_hello_valid(out) ? MRC_WIRE_OK : MRC_WIRE_E_BAD_FIELD;
+}
+
+void mrc_wire_plane_get(const u8 *table, u32 k, struct mrc_plane_addr *out)
+{
+	const u8 *e = table + k * MRC_WIRE_PLANE_LEN;
+
+	out->family = e[MRC_WO_PLANE_FAMILY];
+	memcpy(out->addr, e + MRC_WO_PLANE_ADDR, sizeof(out->addr));
+}
+
+bool mrc_wire_plane_put(u8 *table, u32 k, const struct mrc_plane_addr *a)
+{
+	u8 *e = table + k * MRC_WIRE_PLANE_LEN;
+
+	if (a->family != 0 && a->family != 4 && a->family != 6)
+		return false;
+	memset(e, 0, MRC_WIRE_PLANE_LEN);
+	e[MRC_WO_PLANE_FAMILY] = a->family;
+	/* what the family does not use stays zero ([PKT-92]) */
+	if (a->family)
+		memcpy(e + MRC_WO_PLANE_ADDR, a->addr, a->family == 4 ? 4 : 16);
+	return true;
 }

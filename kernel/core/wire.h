@@ -57,6 +57,13 @@ extern "C" {
 #define MRC_WIRE_NAK_LEN		16
 #define MRC_WIRE_PROBE_LEN		20
 #define MRC_WIRE_UD_SEND_LEN		8
+#define MRC_WIRE_HELLO_PKT_LEN		28	/* HELLO's extension */
+#define MRC_WIRE_PLANE_LEN		20	/* a plane table entry */
+#define MRC_WIRE_HELLO_PLANES_MAX	8
+#define MRC_WIRE_HELLO_TABLE_MAX	(MRC_WIRE_PLANE_LEN * MRC_WIRE_HELLO_PLANES_MAX)
+/* the largest HELLO, what an OFFER is padded to ([PKT-94]) */
+#define MRC_WIRE_HELLO_MAX_LEN		(MRC_WIRE_BASE_LEN + MRC_WIRE_HELLO_PKT_LEN + \
+					 MRC_WIRE_HELLO_TABLE_MAX + MRC_WIRE_ICRC_LEN)
 
 /*
  * Worst-case bytes a payload-carrying packet adds inside the UDP payload:
@@ -158,6 +165,15 @@ MRC_STATIC_ASSERT(MRC_WIRE_PBUNDLE_MAX % 2 == 0, "no padding in HDR_MAX");
 #define MRC_WO_PROBE_CAPS	44	/* be32 */
 #define MRC_WO_PROBE_ECHO_LEN	48	/* be32 */
 
+#define MRC_WO_HELLO_KIND	32	/* u8: enum mrc_hello_kind */
+#define MRC_WO_HELLO_NPLANES	33	/* u8 */
+#define MRC_WO_HELLO_PKT_RSVD	34	/* be16, zero */
+#define MRC_WO_HELLO_RECORD	36	/* the [PKT-90] record */
+/* a plane table entry, in the payload ([PKT-92]) */
+#define MRC_WO_PLANE_FAMILY	0	/* u8: 0, 4 or 6 */
+#define MRC_WO_PLANE_RSVD	1	/* 3 bytes, zero */
+#define MRC_WO_PLANE_ADDR	4	/* 16 bytes */
+
 #define MRC_WO_UD_QKEY		32	/* be32 */
 #define MRC_WO_UD_SRC_QPN	36	/* be32, top 8 bits zero */
 
@@ -177,6 +193,8 @@ enum mrc_pkt_type {
 	MRC_PKT_TYPE_MAX	= MRC_PKT_UD_SEND,
 	/* not a packet: the header of a packet bundle ([ENC-13]) */
 	MRC_PKT_BUNDLE		= 11,
+	MRC_PKT_HELLO		= 12,	/* negotiation in band ([PKT-92]) */
+	MRC_PKT_TYPE_LAST	= MRC_PKT_HELLO,
 };
 
 /* ---- base flags ([PKT-30]) ---- */
@@ -212,10 +230,16 @@ enum mrc_probe_kind {
 	MRC_PROBE_RESP		= 2,
 };
 
+enum mrc_hello_kind {
+	MRC_HELLO_OFFER		= 1,	/* resent until answered */
+	MRC_HELLO_ANSWER	= 2,	/* never answered */
+};
+
 /* Capability bits ([PKT-80]); negotiated as the AND of both sides. */
 #define MRC_CAP_ATOMIC		0x00000001u	/* responder executes atomics */
 #define MRC_CAP_RATE_HINT	0x00000002u	/* receiver fills ACK rate hints */
 #define MRC_CAP_MULTIPLANE	0x00000004u	/* paths may use several netdevs */
+#define MRC_CAP_BUNDLES		0x00000008u	/* takes ACK and packet bundles */
 
 /* [PKT-86] the Q_Key of the GSI QP (QP1), as InfiniBand's. */
 #define MRC_WIRE_GSI_QKEY	0x80010000u
@@ -296,6 +320,34 @@ struct mrc_pkt_probe {
 	u32 echo_len;		/* RESP: packet length of the request */
 };
 
+/* The connection-setup record ([PKT-90]), in CM private data or a HELLO. */
+struct mrc_hello {
+	u8 min_ver;
+	u8 max_ver;
+	u8 max_paths;		/* paths this side will accept, >= 1 */
+	u8 seg_shift;
+	u32 caps;
+	u32 cookie;		/* put this in every packet sent to me */
+	u16 udp_port;		/* my destination port */
+	u16 max_streams;	/* streams this side will accept, >= 1 */
+};
+
+/*
+ * HELLO ([PKT-92]): the plane table is the payload, read and written with
+ * mrc_wire_plane_get() / mrc_wire_plane_put().
+ */
+struct mrc_pkt_hello {
+	u8 kind;		/* enum mrc_hello_kind */
+	u8 nplanes;		/* table entries, 1..MRC_WIRE_HELLO_PLANES_MAX */
+	struct mrc_hello rec;
+};
+
+/* A plane's address as a HELLO carries it: family 0 (none), 4 or 6. */
+struct mrc_plane_addr {
+	u8 family;
+	u8 addr[16];		/* IPv4: the first 4 bytes, the rest zero */
+};
+
 struct mrc_pkt_ud_send {
 	u32 qkey;		/* checked against the receiving QP's Q_Key */
 	u32 src_qpn;		/* the sending QP (24 bits) */
@@ -327,6 +379,7 @@ struct mrc_pkt {
 		struct mrc_pkt_nak nak;
 		struct mrc_pkt_probe probe;
 		struct mrc_pkt_ud_send ud;
+		struct mrc_pkt_hello hello;
 	};
 };
 
@@ -522,21 +575,18 @@ static inline void mrc_wire_seal(u8 *buf, u32 body_len)
 #define MRC_HELLO_SEG_SHIFT_MIN	8	/* 256 bytes */
 #define MRC_HELLO_SEG_SHIFT_MAX	13	/* 8192 bytes */
 
-struct mrc_hello {
-	u8 min_ver;
-	u8 max_ver;
-	u8 max_paths;		/* paths this side will accept, >= 1 */
-	u8 seg_shift;
-	u32 caps;
-	u32 cookie;		/* put this in every packet sent to me */
-	u16 udp_port;		/* my destination port */
-	u16 max_streams;	/* streams this side will accept, >= 1 */
-};
-
 enum mrc_wire_reason mrc_hello_encode(const struct mrc_hello *h, u8 *buf,
 				      u32 cap);
 enum mrc_wire_reason mrc_hello_parse(const u8 *buf, u32 len,
 				     struct mrc_hello *out);
+
+/*
+ * [PKT-92] entry @k of a HELLO's plane table at @table (the payload, @k
+ * below nplanes, already validated by the parse). No checks.
+ */
+void mrc_wire_plane_get(const u8 *table, u32 k, struct mrc_plane_addr *out);
+/* Write entry @k; false (nothing written) for a family other than 0/4/6. */
+bool mrc_wire_plane_put(u8 *table, u32 k, const struct mrc_plane_addr *a);
 
 MRC_STATIC_ASSERT(MRC_WIRE_DATA_OVERHEAD == 64, "data overhead is 64 bytes");
 MRC_STATIC_ASSERT(MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN ==

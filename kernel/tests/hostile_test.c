@@ -10,12 +10,15 @@
 
 #if IS_BUILTIN(CONFIG_METAROCE)
 
+#include <linux/delay.h>
 #include <linux/ip.h>
 
 #include "../metaroce.h"
 #include "../stats.h"
 #include "../verbs.h"
+#include "../core/hello.h"
 #include "../core/wire.h"
+#include "../xport.h"
 #include "pair.h"
 
 /*
@@ -447,11 +450,148 @@ static void mrc_hostile_probe_answered_once(struct kunit *test)
 	mrc_t_write(test, t, 4096);
 }
 
+/* An OFFER from A (10.99.0.1) announcing plane 1 at @plane1, sealed. */
+static u32 mrc_t_hello(struct mrc_t_end *b, u8 kind, u32 cookie,
+		       __be32 plane1, u8 *buf)
+{
+	struct mrc_hello_local l = {
+		.rec = { .min_ver = 1, .max_ver = 1, .max_paths = 8,
+			 .seg_shift = 12, .caps = MRC_CAP_MULTIPLANE,
+			 .cookie = 5000, .udp_port = MRC_WIRE_UDP_PORT,
+			 .max_streams = 1 },
+		.nplanes = 2,
+	};
+	u8 table[MRC_WIRE_HELLO_TABLE_MAX];
+	struct mrc_hello_state h;
+	struct mrc_pkt p = { };
+	__be32 a = mrc_t_ip(0);
+	u32 len = 0;
+
+	l.plane[0].family = 4;
+	memcpy(l.plane[0].addr, &a, 4);
+	l.plane[1].family = 4;
+	memcpy(l.plane[1].addr, &plane1, 4);
+	mrc_hello_init(&h, &l);
+	mrc_hello_build(&h, kind, &p, table);
+	p.dst_qpn = b->qp->qp_num;
+	p.cookie = cookie;
+	if (mrc_wire_encode(&p, buf, 512, &len) != MRC_WIRE_OK)
+		return 0;
+	return len;
+}
+
+static bool mrc_t_peer_known(struct mrc_t_end *b)
+{
+	struct mrc_xp *xp = mrc_xp_of(to_mrc_qp(b->qp));
+	bool known;
+
+	spin_lock_bh(&xp->lock);
+	known = xp->hello.peer_known && xp->hello.answered;
+	spin_unlock_bh(&xp->lock);
+	return known;
+}
+
+/*
+ * [PKT-93] [PKT-94] [SEC-3] [SEC-7] HELLOs at the live connection, once
+ * A's own HELLO was answered: one with a stale cookie, from a stranger's
+ * address or malformed is dropped and counted, unanswered; a flood of
+ * valid OFFERs draws at most MRC_HELLO_ANSWERS_MAX ANSWERs in the
+ * connection's life and the rest are counted as refused; an ANSWER is
+ * never answered; the planes such late HELLOs announce are not taken
+ * (the first HELLO fixed the peer), so data from them is dropped; and
+ * the connection carries on.
+ */
+static void mrc_hostile_hello_rules(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	struct mrc_t_end *b = &t->e[1];
+	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	__be32 evil = htonl(0x0a63074d);	/* 10.99.7.77 */
+	static const u8 payload[64] = "from a plane nobody announced";
+	u64 sent0, rcvd0, ref0, drop0;
+	struct mrc_pkt p = { };
+	unsigned long until;
+	u32 len, i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	until = jiffies + msecs_to_jiffies(MRC_T_WAIT_MS);
+	while (!mrc_t_peer_known(b) && time_before(jiffies, until))
+		msleep(20);
+	KUNIT_ASSERT_TRUE(test, mrc_t_peer_known(b));
+
+	sent0 = mrc_t_stat(b->dev, MRC_STAT_HELLOS_SENT);
+	rcvd0 = mrc_t_stat(b->dev, MRC_STAT_HELLOS_RECEIVED);
+	ref0 = mrc_t_stat(b->dev, MRC_STAT_HELLOS_REFUSED);
+
+	/* a stale connection's cookie */
+	len = mrc_t_hello(b, MRC_HELLO_OFFER, 101, evil, buf);
+	KUNIT_ASSERT_GT(test, len, 0u);
+	drop0 = mrc_t_stat(b->dev, MRC_STAT_RX_DROP_COOKIE);
+	mrc_t_inject(b, buf, len, false);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(b->dev, MRC_STAT_RX_DROP_COOKIE) -
+			drop0, 1ull);
+	/* the right cookie from a stranger, or from the evil plane itself */
+	len = mrc_t_hello(b, MRC_HELLO_OFFER, 100, evil, buf);
+	drop0 = mrc_t_stat(b->dev, MRC_STAT_RX_DROP_SOURCE);
+	mrc_t_inject_from(b, htonl(0x0a63004d), buf, len, false);
+	mrc_t_inject_from(b, evil, buf, len, false);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(b->dev, MRC_STAT_RX_DROP_SOURCE) -
+			drop0, 2ull);
+	/* too many addresses: nplanes 9, resealed */
+	buf[MRC_WO_HELLO_NPLANES] = 9;
+	mrc_wire_seal(buf, len - MRC_WIRE_ICRC_LEN);
+	drop0 = mrc_t_stat(b->dev, MRC_STAT_RX_DROP_MALFORMED);
+	mrc_t_inject(b, buf, len, true);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(b->dev, MRC_STAT_RX_DROP_MALFORMED) -
+			drop0, 1ull);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(b->dev, MRC_STAT_HELLOS_RECEIVED),
+			rcvd0);
+
+	/* a flood of valid OFFERs from A's address */
+	len = mrc_t_hello(b, MRC_HELLO_OFFER, 100, evil, buf);
+	for (i = 0; i < 100; i++)
+		mrc_t_inject(b, buf, len, i & 1);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(b->dev, MRC_STAT_HELLOS_RECEIVED) -
+			rcvd0, 100ull);
+	KUNIT_EXPECT_LE(test, mrc_t_stat(b->dev, MRC_STAT_HELLOS_SENT) - sent0,
+			(u64)MRC_HELLO_ANSWERS_MAX);
+	KUNIT_EXPECT_EQ(test, (mrc_t_stat(b->dev, MRC_STAT_HELLOS_SENT) -
+			       sent0) +
+			(mrc_t_stat(b->dev, MRC_STAT_HELLOS_REFUSED) - ref0),
+			100ull);
+	/* an ANSWER draws nothing */
+	sent0 = mrc_t_stat(b->dev, MRC_STAT_HELLOS_SENT);
+	len = mrc_t_hello(b, MRC_HELLO_ANSWER, 100, evil, buf);
+	mrc_t_inject(b, buf, len, false);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(b->dev, MRC_STAT_HELLOS_SENT), sent0);
+
+	/* [SEC-3] the planes of a late HELLO were not taken */
+	p.type = MRC_PKT_WRITE;
+	p.flags = MRC_F_FIRST | MRC_F_LAST;
+	p.dst_qpn = b->qp->qp_num;
+	p.cookie = 100;
+	p.psn = 100;
+	p.write.va = (uintptr_t)b->buf;
+	p.write.rkey = b->pd->unsafe_global_rkey;
+	p.write.total_len = sizeof(payload);
+	p.payload = payload;
+	p.payload_len = sizeof(payload);
+	KUNIT_ASSERT_EQ(test, mrc_wire_encode(&p, buf, 512, &len), MRC_WIRE_OK);
+	memset(b->buf, 0, MRC_T_BUF + 64);
+	drop0 = mrc_t_stat(b->dev, MRC_STAT_RX_DROP_SOURCE);
+	mrc_t_inject_from(b, evil, buf, len, false);
+	KUNIT_EXPECT_EQ(test, mrc_t_stat(b->dev, MRC_STAT_RX_DROP_SOURCE) -
+			drop0, 1ull);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(b->buf, 0, MRC_T_BUF + 64), NULL);
+	mrc_t_write(test, t, 4096);
+}
+
 static struct kunit_case mrc_hostile_cases[] = {
 	KUNIT_CASE(mrc_hostile_packets_change_nothing),
 	KUNIT_CASE(mrc_hostile_every_type_to_every_qp),
 	KUNIT_CASE(mrc_hostile_stranger_source_dropped),
 	KUNIT_CASE(mrc_hostile_probe_answered_once),
+	KUNIT_CASE(mrc_hostile_hello_rules),
 	{}
 };
 

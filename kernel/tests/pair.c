@@ -111,7 +111,7 @@ static netdev_tx_t mrc_t_wire_xmit(struct sk_buff *skb,
 		bool corrupt;
 
 		if (type == MRC_PKT_ACK || type == MRC_PKT_NAK ||
-		    type == MRC_PKT_PROBE)
+		    type == MRC_PKT_PROBE || type == MRC_PKT_HELLO)
 			WRITE_ONCE(w->tos_ctrl, tos);
 		else
 			WRITE_ONCE(w->tos_data, tos);
@@ -406,7 +406,35 @@ int mrc_t_pair_init(struct kunit *test)
 		err = mrc_t_connect(&t->e[1], &t->e[0], 5000, 100);
 	if (err)
 		kunit_err(test, "connect failed: %d\n", err);
+	else
+		mrc_t_hello_settle(t);
 	return err;
+}
+
+/* Has end @i's HELLO been answered, or will none be ([PKT-94])? */
+static bool mrc_t_hello_done(struct mrc_t_rc *t, int i)
+{
+	struct mrc_xp *xp = mrc_xp_of(to_mrc_qp(t->e[i].qp));
+	bool done;
+
+	spin_lock_bh(&xp->lock);
+	done = !xp->hello_on || xp->hello.answered ||
+	       mrc_hello_deadline(&xp->hello) == MRC_HELLO_NEVER;
+	spin_unlock_bh(&xp->lock);
+	return done;
+}
+
+/*
+ * Both ends' HELLOs answered before a case starts: an OFFER resent
+ * 50 ms after RTS would otherwise land in a case's count of datagrams.
+ */
+void mrc_t_hello_settle(struct mrc_t_rc *t)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(MRC_T_WAIT_MS);
+
+	while ((!mrc_t_hello_done(t, 0) || !mrc_t_hello_done(t, 1)) &&
+	       time_before(jiffies, until))
+		msleep(20);
 }
 
 void mrc_t_pair_exit(struct kunit *test)

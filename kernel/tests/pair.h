@@ -38,7 +38,7 @@ struct mrc_t_wire {
 	atomic_t changed;	/* held datagrams whose bytes changed */
 	atomic_t seen;
 	u8 tos_data;		/* IP TOS of the last sequenced datagram */
-	u8 tos_ctrl;		/* ... and of the last ACK, NAK or PROBE */
+	u8 tos_ctrl;		/* ... and of the last ACK, NAK, PROBE or HELLO */
 	atomic_t dropped;
 	atomic_t corrupted;
 };
@@ -66,6 +66,8 @@ void mrc_t_pair_exit(struct kunit *test);
 
 /* End @i's IPv4 address: 10.99.0.1 (A), 10.99.0.2 (B). */
 __be32 mrc_t_ip(int i);
+/* Wait until both ends' HELLO exchange is over ([PKT-94]). */
+void mrc_t_hello_settle(struct mrc_t_rc *t);
 /* RESET -> INIT -> RTR -> RTS towards the other end. */
 int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
 		  u32 my_psn, u32 peer_psn);

@@ -1069,6 +1069,7 @@ static void mrc_rc_dscp_from_traffic_class(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, mrc_t_connect(&t2.e[0], &t2.e[1], 300, 6000), 0);
 	KUNIT_ASSERT_EQ(test, mrc_t_connect(&t2.e[1], &t2.e[0], 6000, 300), 0);
+	mrc_t_hello_settle(&t2);
 	WRITE_ONCE(wa->tos_data, 0);
 	WRITE_ONCE(wb->tos_ctrl, 0);
 	mrc_t_write(test, &t2, 8192);

@@ -154,9 +154,10 @@ bool type_unknown(Mut &m)
 {
 	if (m.keep & kKeepType)
 		return false;
-	// 0, or 12..255: 11 would make the datagram a packet bundle
+	// 0, or past the last type: 11 would make the datagram a packet
+	// bundle, 12 a HELLO
 	m.b()[MRC_WO_TYPE] = m.r.chance(1, 4) ? 0 :
-			     static_cast<uint8_t>(m.r.range(12, 255));
+			     static_cast<uint8_t>(m.r.range(MRC_PKT_TYPE_LAST + 1, 255));
 	return true;
 }
 

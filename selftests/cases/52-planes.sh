@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# bed: --links 2
+# bed-timeout: 900
+# Planes ([PATH-8]) and negotiation in band ([PKT-92]..[PKT-95]) between
+# the guests over two links, each its own subnet and QEMU link: eth0
+# (10.0.0.x, plane 0, the device's netdev) and eth1 (10.0.1.x, plane 1).
+#
+#  1. /sys/class/infiniband/mrc0/planes: "add eth1" on both guests lists
+#     it as plane 1 with its address; every bad write fails with its errno
+#     and changes nothing (a netdev that does not exist, the device's own
+#     netdev, a plane twice, "del" of plane 0 or of a netdev that is no
+#     plane, a verb that is neither add nor del, a fifth plane, another
+#     device's netdev); a plane's netdev that goes away takes the plane,
+#     and a plane cannot become another device's netdev or plane.
+#  2. One RC connection set up by hand (mrc_verbs_check exchanges QP
+#     numbers and PSNs over TCP, as most verbs applications do) streams
+#     verified data: each guest's HELLO is answered and both use 2 planes
+#     (restrack: planes 2, hello_answered 1); both planes carry data
+#     (restrack planeN_tx on a, planeN_rx on b, and eth1's own netdev
+#     counters on both guests).
+#  3. Plane 1's link is cut on both ends (QEMU set_link l1 off) while the
+#     stream runs: its paths fail ([PATH-5]), 2 MiB more are acknowledged
+#     over plane 0 alone, no QP error. The link comes back: plane 1
+#     carries data again (b receives on it), the stream goes on.
+#  4. The stream ends with every byte checked on the side that received it.
+#  5. Interop: b without plane 1 (del eth1): the connection negotiates but
+#     uses 1 plane, nothing leaves a by eth1; b as an end that predates
+#     HELLO (hello=0: it drops HELLOs as an unknown type): a's OFFERs stay
+#     unanswered, 1 plane, no error. Both runs' data checked.
+set -euo pipefail
+# shellcheck source=lib/link.bash
+. "$(dirname "$0")/lib/link.bash"
+
+PORT=18752
+TOOL=$TOP/build/userspace/tools/mrc_verbs_check
+SLOG=/tmp/52-planes.server	# guest b
+CLOG=/tmp/52-planes.client	# guest a
+STOP=/tmp/52-planes.stop	# guest a
+PARAM=/sys/module/metaroce/parameters/hello
+
+# ---------------------------------------------------------------- guest side
+up() {
+	[ -x "$TOOL" ] || fail "no $TOOL (make userspace)"
+	rm -f "$STOP"
+	echo 1 > "$PARAM"
+	ip link set eth1 up
+	rdma link add mrc0 type metaroce netdev eth0
+	wait_until "mrc0 ACTIVE" port_is mrc0 "4: ACTIVE"
+}
+
+# planes_write WORDS: the write's error message, empty if it succeeded
+planes_write() {
+	{ echo "$*" > "$IB/mrc0/planes"; } 2>&1 | sed 's/.*: //' || true
+}
+
+# expect_refused WORDS ERRSTR: the write fails with ERRSTR, planes unchanged
+expect_refused() {
+	local before after err
+	before=$(cat "$IB/mrc0/planes")
+	err=$(planes_write "$1")
+	[ "$err" = "$2" ] || fail "\"$1\": \"$err\", expected \"$2\""
+	after=$(cat "$IB/mrc0/planes")
+	[ "$before" = "$after" ] || fail "\"$1\" changed the planes: $after"
+	echo "  $MRC_VM: \"$1\" refused: $err"
+}
+
+add_plane() {
+	local n=${MRC_VM/a/1}
+	n=${n/b/2}
+	[ -z "$(planes_write add eth1)" ] || fail "add eth1 failed"
+	grep -qx "0 eth0 up 10.0.0.$n fd00::$n" "$IB/mrc0/planes" ||
+		fail "plane 0: $(cat "$IB/mrc0/planes")"
+	grep -qx "1 eth1 up 10.0.1.$n fd00:1::$n" "$IB/mrc0/planes" ||
+		fail "plane 1: $(cat "$IB/mrc0/planes")"
+	# rdma link show keeps naming the device's own netdev
+	[ "$(link_line mrc0)" = "link mrc0/1 state ACTIVE physical_state LINK_UP netdev eth0" ] ||
+		fail "rdma link show: $(link_line mrc0)"
+}
+
+bad_writes() {
+	expect_refused "add nosuchdev0" "No such device"
+	expect_refused "add eth0" "File exists"
+	expect_refused "add eth1" "File exists"
+	expect_refused "del eth0" "Invalid argument"
+	expect_refused "del lo" "No such file or directory"
+	expect_refused "swap eth1" "Invalid argument"
+	expect_refused "add" "Invalid argument"
+}
+
+# a fifth plane, another device's netdev, a plane as another device's
+# netdev or plane, and planes whose netdevs go away (veth pairs)
+busy_and_full() {
+	local n
+	for n in vq vr; do
+		ip link add "${n}0" type veth peer name "${n}1"
+	done
+	[ -z "$(planes_write add vq0)" ] || fail "add vq0 failed"
+	[ -z "$(planes_write add vq1)" ] || fail "add vq1 failed"
+	expect_refused "add vr0" "No space left on device"
+	rdma link add mrc1 type metaroce netdev vr0
+	[ "$( { echo add vq0 > "$IB/mrc1/planes"; } 2>&1 | sed 's/.*: //' || true)" = \
+	  "Device or resource busy" ] || fail "mrc1 took mrc0's plane"
+	[ -z "$(planes_write del vq1)" ] || fail "del vq1 failed"
+	expect_refused "add vr0" "Device or resource busy"
+	! rdma link add mrc2 type metaroce netdev vq0 2>/dev/null ||
+		fail "a device was made on mrc0's plane"
+	rdma link del mrc1
+	ip link del vq0
+	ip link del vr0
+	! grep -q vq "$IB/mrc0/planes" || fail "vq0 still a plane: $(cat "$IB/mrc0/planes")"
+	[ "$(wc -l < "$IB/mrc0/planes")" = 2 ] || fail "planes: $(cat "$IB/mrc0/planes")"
+	echo "  $MRC_VM: a fifth plane, another device's netdev and a plane as a device refused; planes whose netdev left are gone"
+}
+
+del_plane() {
+	[ -z "$(planes_write del eth1)" ] || fail "del eth1 failed"
+	! grep -q eth1 "$IB/mrc0/planes" || fail "eth1 still listed: $(cat "$IB/mrc0/planes")"
+}
+
+hello_param() { echo "$1" > "$PARAM"; }
+
+gid0() { gid_index mrc0 "$(gid_of_ipv4 "10.0.0.$1")"; }
+
+server() {
+	rm -f "$SLOG" "$SLOG.rc"
+	bg_run "$SLOG" 600 "$TOOL" -d mrc0 -g "$(gid0 2)" -p "$PORT" -w 0
+	wait_until "server listening on $PORT" tcp_listening "$PORT"
+}
+
+client() {
+	rm -f "$STOP" "$CLOG" "$CLOG.rc"
+	bg_run "$CLOG" 600 "$TOOL" -d mrc0 -g "$(gid0 1)" -p "$PORT" -w 0 -V -T "$STOP" 10.0.0.2
+}
+
+# This guest's RC QP's driver attribute NAME (restrack), summed over the
+# paths when NAME is p*_X.
+qp_attr() {
+	rdma resource show qp link mrc0/1 -dd | awk -v n="$1" '
+		/comm mrc_verbs_check/ && /type RC/ { on = 1 }
+		on { for (i = 1; i < NF; i++) {
+			k = $i; sub(/^drv_/, "", k)
+			if (n ~ /^p\*_/ ? k ~ "^p[0-9]+_" substr(n, 4) "$" : k == n)
+				s += $(i + 1)
+		} }
+		END { print s + 0 }'
+}
+
+attr_is() { [ "$(qp_attr "$1")" = "$2" ]; }
+attr_beyond() { [ "$(qp_attr "$1")" -gt "$2" ]; }
+
+# a device counter of mrc0 (rdma statistic)
+counter() {
+	rdma statistic show link mrc0/1 | tr ' ' '\n' |
+		awk -v c="$1" 'p { print; exit } $1 == c { p = 1 }'
+}
+
+counter_beyond() { [ "$(counter "$1")" -gt "$2" ]; }
+
+# a netdev counter: netdev_stat eth1 tx_packets
+netdev_stat() { cat "/sys/class/net/$1/statistics/$2"; }
+netdev_beyond() { [ "$(netdev_stat "$1" "$2")" -gt "$3" ]; }
+
+carrier_is() { [ "$(cat /sys/class/net/eth1/carrier)" = "$1" ]; }
+
+stop() { touch "$STOP"; }
+
+done_ok() {
+	local log=$1 who=$2
+	MRC_TIMEOUT=300 wait_until "$who finished" test -e "$log.rc"
+	grep -E '^(ok|fail) ' "$log" | sed "s/^/  $who: /"
+	[ "$(cat "$log.rc")" = 0 ] || fail "$who exit status $(cat "$log.rc"): $(tail -5 "$log")"
+	grep -q "$who: all steps passed" "$log" || fail "$who did not pass every step"
+}
+
+case_guest_cleanup() {
+	touch "$STOP"
+	echo 1 > "$PARAM" 2>/dev/null || true
+}
+
+# ----------------------------------------------------------------- host side
+case_main "$@"
+case_host_cleanup() {
+	local vm
+	for vm in a b; do
+		"$BED" monitor "$vm" "set_link l1 on" >/dev/null || true
+	done
+}
+for vm in a b; do
+	g "$vm" up
+	g "$vm" add_plane
+	g "$vm" bad_writes
+done
+g a busy_and_full
+
+# --- 2. one connection, two planes
+g b server
+g a client
+for vm in a b; do
+	g "$vm" wait_until "$vm: HELLO answered" attr_is hello_answered 1
+	g "$vm" wait_until "$vm: 2 planes in use" attr_is planes 2
+done
+eth1_a=$(g a netdev_stat eth1 tx_packets)
+eth1_b=$(g b netdev_stat eth1 rx_packets)
+# 1024 packets: the stream's first 4 MiB
+g a wait_until "the connection streams" attr_beyond 'p*_acked' 1024
+for k in 0 1; do
+	g a wait_until "a sends on plane $k" attr_beyond "plane${k}_tx" 200
+	g b wait_until "b receives on plane $k" attr_beyond "plane${k}_rx" 200
+done
+g a wait_until "eth1 of a sends" netdev_beyond eth1 tx_packets $((eth1_a + 200))
+g b wait_until "eth1 of b receives" netdev_beyond eth1 rx_packets $((eth1_b + 200))
+echo "  a: plane0_tx $(g a qp_attr plane0_tx) plane1_tx $(g a qp_attr plane1_tx); b: plane0_rx $(g b qp_attr plane0_rx) plane1_rx $(g b qp_attr plane1_rx); paths on plane 1 (a): $(g a qp_attr 'p*_plane')"
+
+# --- 3. plane 1 dies, then comes back
+fails=$(g a counter path_fails)
+for vm in a b; do
+	"$BED" monitor "$vm" "set_link l1 off" >/dev/null
+done
+for vm in a b; do
+	g "$vm" wait_until "$vm: eth1 carrier off" carrier_is 0
+done
+acked=$(g a qp_attr 'p*_acked')
+g a wait_until "plane 1's paths failed" counter_beyond path_fails "$fails"
+g a wait_until "2 MiB more on plane 0 alone" attr_beyond 'p*_acked' $((acked + 512))
+[ "$(g a qp_attr error)" = 0 ] || fail "a's connection failed: error $(g a qp_attr error)"
+[ "$(g b qp_attr error)" = 0 ] || fail "b's connection failed: error $(g b qp_attr error)"
+echo "  plane 1 down: path_fails $fails -> $(g a counter path_fails), acked $acked -> $(g a qp_attr 'p*_acked')"
+for vm in a b; do
+	"$BED" monitor "$vm" "set_link l1 on" >/dev/null
+done
+for vm in a b; do
+	g "$vm" wait_until "$vm: eth1 carrier on" carrier_is 1
+done
+rx1=$(g b qp_attr plane1_rx)
+MRC_TIMEOUT=60 g b wait_until "plane 1 carries data again" attr_beyond plane1_rx $((rx1 + 200))
+acked=$(g a qp_attr 'p*_acked')
+g a wait_until "2 MiB more after the repair" attr_beyond 'p*_acked' $((acked + 512))
+echo "  plane 1 back: b received $(($(g b qp_attr plane1_rx) - rx1)) packets on it since"
+
+# --- 4. every byte checked
+g a stop
+g a done_ok "$CLOG" client
+g b done_ok "$SLOG" server
+
+# --- 5. interop: a peer with one plane, then a peer that predates HELLO
+g b del_plane
+g b server
+g a client
+g a wait_until "a: HELLO answered" attr_is hello_answered 1
+g a wait_until "the connection streams" attr_beyond 'p*_acked' 512
+[ "$(g a qp_attr planes)" = 1 ] || fail "a uses $(g a qp_attr planes) planes toward a peer of one"
+[ "$(g a qp_attr plane1_tx)" = 0 ] || fail "a sent $(g a qp_attr plane1_tx) datagrams by plane 1"
+g a stop
+g a done_ok "$CLOG" client
+g b done_ok "$SLOG" server
+echo "  peer with one plane: 1 plane, data checked"
+
+g b hello_param 0
+malformed=$(g b counter rx_drop_malformed)
+g b server
+g a client
+g a wait_until "the connection streams" attr_beyond 'p*_acked' 512
+g a wait_until "a offered 5 times" attr_is hello_offers 5
+[ "$(g a qp_attr hello_answered)" = 0 ] || fail "an old peer answered"
+[ "$(g a qp_attr planes)" = 1 ] || fail "a uses $(g a qp_attr planes) planes toward an old peer"
+[ "$(g b counter rx_drop_malformed)" -ge $((malformed + 5)) ] ||
+	fail "b did not drop a's HELLOs as malformed: $malformed -> $(g b counter rx_drop_malformed)"
+g a stop
+g a done_ok "$CLOG" client
+g b done_ok "$SLOG" server
+g b hello_param 1
+echo "  peer that predates HELLO: 5 OFFERs dropped as an unknown type, 1 plane, data checked"
+echo "ok: 52-planes"
