@@ -282,7 +282,7 @@ void verdicts(Frames &f)
 	reseal(s);
 	f.add("too long: 65508 bytes over IPv6 (captured: 300)", udp(s, true, true), 300);
 	f.add("bad version: 2", udp(edited(w, [](Bytes &b) { b[MRC_WO_VERSION] = 2; })));
-	f.add("bad type: 12", udp(edited(w, [](Bytes &b) { b[MRC_WO_TYPE] = 12; })));
+	f.add("bad type: 13", udp(edited(w, [](Bytes &b) { b[MRC_WO_TYPE] = 13; })));
 	f.add("bad type: 0", udp(edited(w, [](Bytes &b) { b[MRC_WO_TYPE] = 0; })));
 	f.add("reserved flag bit 9", udp(edited(w, [](Bytes &b) { b[MRC_WO_FLAGS] |= 0x02; })));
 	f.add("bad hdr_words", udp(edited(w, [](Bytes &b) { b[MRC_WO_HDR_WORDS]++; })));
@@ -415,6 +415,41 @@ void management(Frames &f)
 	      udp(gsi(cm_mad(0x0013, 0x2002, hello(0x5eed0002))), false));
 }
 
+// [PKT-92] HELLOs: an OFFER of an IPv4 plane, a plane without an address
+// and an IPv6 plane, padded as sent; an ANSWER of one plane; and three a
+// receiver refuses (a bad family, padding not zero, a table too short).
+void hellos(Frames &f)
+{
+	mrc_pkt p = blank(MRC_PKT_HELLO);
+	Bytes table(MRC_WIRE_HELLO_TABLE_MAX, 0);
+	mrc_plane_addr v4 = { 4, { 10, 0, 1, 1 } }, none = { 0, {} };
+	mrc_plane_addr v6 = { 6, { 0xfd, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 } };
+
+	p.path_id = 0;
+	p.flags = MRC_F_BUNDLES;
+	p.hello.kind = MRC_HELLO_OFFER;
+	p.hello.nplanes = 3;
+	p.hello.rec = { 1, 1, 8, 12, MRC_CAP_ATOMIC | MRC_CAP_RATE_HINT | MRC_CAP_MULTIPLANE,
+			0x5eed0003, MRC_WIRE_UDP_PORT, 1 };
+	mrc_wire_plane_put(table.data(), 0, &v4);
+	mrc_wire_plane_put(table.data(), 1, &none);
+	mrc_wire_plane_put(table.data(), 2, &v6);
+	Bytes offer = with_payload(p, table);
+	f.add("HELLO OFFER: IPv4, no address, IPv6, padded ([PKT-92])", udp(offer));
+	p.hello.kind = MRC_HELLO_ANSWER;
+	p.hello.nplanes = 1;
+	f.add("HELLO ANSWER of one plane", udp(with_payload(p, Bytes(table.begin(),
+		table.begin() + MRC_WIRE_PLANE_LEN)), false));
+	const uint32_t t = MRC_WIRE_BASE_LEN + MRC_WIRE_HELLO_PKT_LEN;
+	f.add("HELLO with plane family 5 (BAD_FIELD)",
+	      udp(edited(offer, [](Bytes &b) { b[t + MRC_WIRE_PLANE_LEN] = 5; })));
+	f.add("HELLO whose padding is not zero (RESERVED)",
+	      udp(edited(offer, [](Bytes &b) { b[t + 3 * MRC_WIRE_PLANE_LEN + 7] = 1; })));
+	f.add("HELLO of 3 planes with a table of one (BAD_LENGTH)",
+	      udp(edited(with_payload(p, Bytes(table.begin(), table.begin() + MRC_WIRE_PLANE_LEN)),
+			 [](Bytes &b) { b[MRC_WO_HELLO_NPLANES] = 3; })));
+}
+
 }  // namespace
 
 std::vector<GoldenFrame> golden_frames()
@@ -422,6 +457,7 @@ std::vector<GoldenFrame> golden_frames()
 	Frames f;
 
 	samples(f);
+	hellos(f);
 	bundles(f);
 	verdicts(f);
 	bundle_verdicts(f);

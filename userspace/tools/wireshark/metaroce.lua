@@ -36,10 +36,10 @@ local TWO_32 = 4294967296	-- PSNs wrap
 
 local T_SEND, T_WRITE, T_READ_REQ, T_READ_RESP = 1, 2, 3, 4
 local T_ATOMIC, T_ATOMIC_RESP, T_ACK, T_NAK = 5, 6, 7, 8
-local T_PROBE, T_UD_SEND, T_BUNDLE = 9, 10, 11
+local T_PROBE, T_UD_SEND, T_BUNDLE, T_HELLO = 9, 10, 11, 12
 
 -- [PKT-21] extension length per type; nil: not a packet type
-local EXT_LEN = { 12, 24, 20, 12, 32, 8, 64, 16, 20, 8 }
+local EXT_LEN = { 12, 24, 20, 12, 32, 8, 64, 16, 20, 8, nil, 28 }
 
 local F_FIRST, F_LAST, F_IMM, F_INV = 0x1, 0x2, 0x4, 0x8
 local F_SOLICITED, F_ACK_REQ, F_RETX = 0x10, 0x20, 0x40
@@ -59,6 +59,7 @@ local ALLOWED = {
 	[T_NAK] = F_BUNDLES,
 	[T_PROBE] = F_BUNDLES,
 	[T_UD_SEND] = F_FIRST + F_LAST + F_IMM + F_SOLICITED,
+	[T_HELLO] = F_BUNDLES,
 }
 
 -- enum mrc_wire_reason
@@ -78,6 +79,7 @@ local type_names = {
 	[0] = "invalid", [1] = "SEND", [2] = "WRITE", [3] = "READ_REQ",
 	[4] = "READ_RESP", [5] = "ATOMIC", [6] = "ATOMIC_RESP", [7] = "ACK",
 	[8] = "NAK", [9] = "PROBE", [10] = "UD_SEND", [11] = "BUNDLE",
+	[12] = "HELLO",
 }
 local reason_names = {
 	[0] = "ok", [1] = "truncated", [2] = "too long", [3] = "bad version",
@@ -333,7 +335,48 @@ local function is_sequenced(t)
 end
 
 local function carries_payload(t)
-	return t == T_SEND or t == T_WRITE or t == T_READ_RESP or t == T_PROBE or t == T_UD_SEND
+	return t == T_SEND or t == T_WRITE or t == T_READ_RESP or t == T_PROBE or t == T_UD_SEND or
+	       t == T_HELLO
+end
+
+-- mrc_hello_parse(): the [PKT-90] record at offset o of s
+local function hello_record(s, o)
+	local minv, maxv, paths, seg = sbyte(s, o + 5, o + 8)
+	if be32(s, o) ~= HELLO_MAGIC then
+		return R_BAD_FIELD
+	end
+	if be32(s, o + 20) ~= 0 then
+		return R_RESERVED
+	end
+	if minv == 0 or minv > maxv or paths == 0 or be16(s, o + 18) == 0 or seg < 8 or seg > 13 then
+		return R_BAD_FIELD
+	end
+	return R_OK
+end
+
+-- [PKT-92] a HELLO's plane table (np entries of PLANE_LEN at o) and the
+-- zero padding to the end of its n payload bytes
+local PLANE_LEN, HELLO_PLANES_MAX = 20, 8
+local function hello_planes(s, o, np, n)
+	for k = 0, np - 1 do
+		local e = o + k * PLANE_LEN
+		local fam = sbyte(s, e + 1)
+		if fam ~= 0 and fam ~= 4 and fam ~= 6 then
+			return R_BAD_FIELD
+		end
+		if s:sub(e + 2, e + 4) ~= string.rep("\0", 3) then
+			return R_RESERVED
+		end
+		local from = fam == 4 and 4 or 0
+		if fam ~= 6 and s:sub(e + 5 + from, e + 20) ~= string.rep("\0", 16 - from) then
+			return R_RESERVED
+		end
+	end
+	local pad = s:sub(o + np * PLANE_LEN + 1, o + n)
+	if pad ~= string.rep("\0", #pad) then
+		return R_RESERVED
+	end
+	return R_OK
 end
 
 -- [PKT-41..44] one segment of a SEND, WRITE or READ_RESP message
@@ -419,6 +462,26 @@ local function check_ext(p, s)
 		if kind == PROBE_REQ and (be32(s, 40) ~= 0 or be32(s, 48) ~= 0) then
 			return R_RESERVED
 		end
+	elseif t == T_HELLO then
+		-- mrc_check_hello()
+		local kind, np = sbyte(s, 33, 34)
+		if kind ~= 1 and kind ~= 2 then
+			return R_BAD_FIELD
+		end
+		if np == 0 or np > HELLO_PLANES_MAX then
+			return R_BAD_FIELD
+		end
+		if p.path_id ~= 0 then
+			return R_RESERVED
+		end
+		if p.payload_len < np * PLANE_LEN or p.payload_len > HELLO_PLANES_MAX * PLANE_LEN then
+			return R_BAD_LENGTH
+		end
+		-- the table is checked where it lies, so only when captured
+		if #s - p.hdr_len < p.payload_len then
+			return R_TRUNCATED
+		end
+		return hello_planes(s, p.hdr_len, np, p.payload_len)
 	elseif t == T_UD_SEND then
 		-- [PKT-87] one packet per message, no connection fields
 		if band(fl, FIRST_LAST) ~= FIRST_LAST then
@@ -491,6 +554,15 @@ local function decode(s, plen, p)
 	end
 	if t == T_PROBE and sbyte(s, 36) ~= 0 then
 		return R_RESERVED
+	end
+	if t == T_HELLO then
+		if be16(s, 34) ~= 0 then
+			return R_RESERVED
+		end
+		local hr = hello_record(s, 36)
+		if hr ~= R_OK then
+			return hr
+		end
 	end
 	p.payload_len = plen - p.hdr_len - ICRC_LEN
 	return check(p, s)
