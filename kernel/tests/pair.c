@@ -583,6 +583,8 @@ void mrc_t_inject_from(struct mrc_t_end *b, __be32 saddr, const u8 *data,
 	ih->daddr = mrc_t_ip(1);
 	ih->tot_len = htons(skb->len);
 	skb_reset_network_header(skb);
+	/* as the IP layer leaves it: rx.c reads the UDP source port */
+	skb_set_transport_header(skb, sizeof(*ih));
 	skb_pull(skb, room);
 	skb->protocol = htons(ETH_P_IP);
 	skb->dev = b->ndev;
