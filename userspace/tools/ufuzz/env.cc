@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "../device.h"
 #include "../report.h"
 #include "ufuzz.h"
 
@@ -41,17 +42,8 @@ void Rng::bytes(void *p, size_t n)
 
 ibv_context *open_ctx(const char *name)
 {
-	int n = 0;
-	ibv_device **list = ibv_get_device_list(&n);
-	ibv_context *ctx = nullptr;
+	ibv_context *ctx = mrc_tool::open_device(name);
 
-	for (int i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!ctx)
-		die("cannot open device %s: %s", name, strerror(errno));
 	// async events are drained between operations, never waited for
 	int fl = fcntl(ctx->async_fd, F_GETFL);
 
