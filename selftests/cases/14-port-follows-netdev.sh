@@ -27,8 +27,19 @@ setup() {
 		socat -u EXEC:"ibv_asyncwatch -d mrc0",pty,rawer CREATE:/tmp/mrc14.events \
 			</dev/null >/dev/null 2>&1 &
 		echo $! > /tmp/mrc14.watch
-		sleep 0.5	# let it open the device before events flow
+		# events are queued for a context from its opening on
+		wait_until "ibv_asyncwatch has the device open" watcher_open
 	fi
+}
+
+# ibv_asyncwatch holds a uverbs file open
+watcher_open() {
+	local p
+	for p in /proc/[0-9]*; do
+		grep -qa ibv_asyncwatch "$p/cmdline" 2>/dev/null || continue
+		ls -l "$p/fd" 2>/dev/null | grep -q /dev/infiniband/uverbs && return 0
+	done
+	return 1
 }
 
 admin_down_up() {

@@ -204,6 +204,11 @@ vdone() {
 case_guest_cleanup() {
 	touch "$STOP"
 	if [ -e "$FAULT/mode" ]; then echo 0 > "$FAULT/mode"; fi
+	# their BPF programs hold the module: the next case could not unload it
+	local f
+	for f in "$XLOG" "$TLOG"; do
+		[ ! -e "$f.pid" ] || pid_stop "$f" "${f##*/}"
+	done
 }
 
 # ----------------------------------------------------------------- host side

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# `rdma resource show qp` lists every RC QP, whatever its number of paths.
+#
+# A QP's entry, with what the driver adds, must fit in one netlink dump
+# message (iproute2 reads a page): nldev ends the dump at an entry that does
+# not, and that QP and every QP after it vanish from the listing. For npaths
+# 8 (MRC_MAX_PATHS) and 1, two verified streams run between the guests, and
+# in both guests both RC QPs must be listed, plain and with -dd, with every
+# path's summary (p<N>_state .. p<N>_ack_sport), and a's data acknowledged on
+# the last path; then both streams end with every byte checked.
+set -euo pipefail
+# shellcheck source=lib/link.bash
+. "$(dirname "$0")/lib/link.bash"
+
+PORT=18782
+TOOL=$TOP/build/userspace/tools/mrc_verbs_check
+LOG=/tmp/82-restrack	# LOG.<port>: a verbs check's output, then .rc
+STOP=/tmp/82-restrack.stop
+SUMMARY="state sport plane sent acked lost srtt_us cwnd reentropies repaths ack_sport"
+
+# ---------------------------------------------------------------- guest side
+up() {
+	[ -x "$TOOL" ] || fail "no $TOOL (make userspace)"
+	mrc_delete_all
+	rmmod metaroce
+	modprobe metaroce npaths="$1"
+	rdma link add mrc0 type metaroce netdev eth0
+	wait_until "mrc0 ACTIVE" port_is mrc0 "4: ACTIVE"
+	rm -f "$STOP"
+}
+
+server() {
+	local p
+	for p in $PORT $((PORT + 1)); do
+		bg_run "$LOG.$p" 300 "$TOOL" -d mrc0 -g 1 -p "$p" -w 0
+		wait_until "server listening on $p" tcp_listening "$p"
+	done
+}
+
+client() {
+	local p
+	for p in $PORT $((PORT + 1)); do
+		bg_run "$LOG.$p" 300 "$TOOL" -d mrc0 -g 1 -p "$p" -w 0 -V -T "$STOP" 10.0.0.2
+	done
+}
+
+rc_lines() { rdma resource show qp link mrc0/1 "$@" | grep "type RC .*comm mrc_verbs_check"; }
+
+# both_listed N KEY: both RC QPs listed, each with p<N-1>_KEY above 0
+both_listed() {
+	local last=$(($1 - 1)) key=$2 n=0 line v
+	[ "$(rc_lines | wc -l)" = 2 ] || return 1
+	while read -r line; do
+		v=$(awk -v k="drv_p${last}_$key" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$line")
+		[ "${v:-0}" -gt 0 ] && n=$((n + 1))
+	done < <(rc_lines -dd)
+	[ "$n" = 2 ]
+}
+
+check_entries() {
+	local npaths=$1 line i k
+	while read -r line; do
+		for ((i = 0; i < npaths; i++)); do
+			for k in $SUMMARY; do
+				grep -q " drv_p${i}_$k [0-9]" <<<"$line" ||
+					fail "p${i}_$k missing: $line"
+			done
+		done
+		! grep -q " drv_p${npaths}_" <<<"$line" || fail "a path beyond $npaths: $line"
+		for k in live error hello_answered planes tx_una msn_una; do
+			grep -q " drv_$k [0-9]" <<<"$line" || fail "$k missing: $line"
+		done
+	done < <(rc_lines -dd)
+	echo "  $MRC_VM: npaths $npaths: 2 RC QPs listed, each with $npaths paths' summary" \
+		"(detail groups left out: $(rc_lines -dd | grep -o 'drv_detail_omitted [0-9]*' |
+			awk '{ print $2 }' | tr '\n' ' '))"
+}
+
+stop() { touch "$STOP"; }
+
+done_ok() {
+	local who=$1 p
+	for p in $PORT $((PORT + 1)); do
+		MRC_TIMEOUT=300 wait_until "$who on port $p finished" test -e "$LOG.$p.rc"
+		[ "$(cat "$LOG.$p.rc")" = 0 ] ||
+			fail "$who on $p: exit status $(cat "$LOG.$p.rc"): $(tail -5 "$LOG.$p")"
+		grep -q "$who: all steps passed" "$LOG.$p" || fail "$who on $p did not pass every step"
+		grep -E '^ok .*fnv' "$LOG.$p" | head -2 | sed "s/^/  $MRC_VM $p: /"
+	done
+}
+
+case_guest_cleanup() {
+	touch "$STOP"
+	sleep 1
+	mrc_delete_all
+	# the next case gets the module's defaults again
+	rmmod metaroce 2>/dev/null || true
+}
+
+# ----------------------------------------------------------------- host side
+case_main "$@"
+for npaths in 8 1; do
+	for vm in a b; do
+		g "$vm" up "$npaths"
+	done
+	g b server
+	g a client
+	g a wait_until "a: both QPs listed, path $npaths acked" both_listed "$npaths" acked
+	g b wait_until "b: both QPs listed with path $npaths" both_listed "$npaths" sport
+	for vm in a b; do
+		g "$vm" check_entries "$npaths"
+	done
+	g a stop
+	g a done_ok client
+	g b done_ok server
+done
+echo "ok: 82-restrack-qps"
