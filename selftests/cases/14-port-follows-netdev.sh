@@ -2,7 +2,7 @@
 # mrc0's port follows eth0: admin down gives DOWN/Disabled, carrier loss
 # (QEMU set_link off) gives DOWN/Polling, and both recover to ACTIVE/LinkUp;
 # sysfs and `rdma link show` agree. With the provider, ibv_asyncwatch sees
-# the PORT_ERR and PORT_ACTIVE events.
+# a PORT_ERR and a PORT_ACTIVE event for each, and exactly those four.
 set -euo pipefail
 # shellcheck source=lib/link.bash
 . "$(dirname "$0")/lib/link.bash"
@@ -27,38 +27,41 @@ setup() {
 		socat -u EXEC:"ibv_asyncwatch -d mrc0",pty,rawer CREATE:/tmp/mrc14.events \
 			</dev/null >/dev/null 2>&1 &
 		echo $! > /tmp/mrc14.watch
-		# events are queued for a context from its opening on
-		wait_until "ibv_asyncwatch has the device open" watcher_open
+		# ibv_asyncwatch prints its async event FD once its context, with
+		# the handler that queues its events, exists: events from then on
+		# reach it (an open uverbs file alone does not have that handler)
+		wait_until "ibv_asyncwatch has its context" \
+			grep -qs "async event FD" /tmp/mrc14.events
 	fi
-}
-
-# ibv_asyncwatch holds a uverbs file open
-watcher_open() {
-	local p
-	for p in /proc/[0-9]*; do
-		grep -qa ibv_asyncwatch "$p/cmdline" 2>/dev/null || continue
-		ls -l "$p/fd" 2>/dev/null | grep -q /dev/infiniband/uverbs && return 0
-	done
-	return 1
 }
 
 admin_down_up() {
 	ip link set eth0 down
 	wait_until "mrc0 DOWN, Disabled" port_in "1: DOWN" "3: Disabled" DOWN DISABLED
+	wait_events PORT_ERR 1
 	ip link set eth0 up
 	wait_active
+	wait_events PORT_ACTIVE 1
 	echo "$MRC_VM: admin down -> DOWN/Disabled, up -> ACTIVE/LinkUp"
 }
 
-events_seen() {
-	[ "$(grep -c IBV_EVENT_PORT_ERR /tmp/mrc14.events)" -ge 2 ] &&
-		[ "$(grep -c IBV_EVENT_PORT_ACTIVE /tmp/mrc14.events)" -ge 2 ]
+# wait_events TYPE N: the watcher has seen N IBV_EVENT_TYPE events. Each
+# transition waits for its event before the next one: the port's state
+# reads the carrier at once, while its events follow what the netdev
+# notifier announces, and linkwatch announces a carrier flap shorter than
+# its delay (up to a second) as no change at all.
+wait_events() {
+	[ -e /tmp/mrc14.watch ] || return 0
+	( wait_until "$2 IBV_EVENT_$1 events" events_at_least "$1" "$2" ) ||
+		fail "events seen: $(grep -o 'IBV_EVENT_[A-Z_]*' /tmp/mrc14.events | tr '\n' ' ')"
 }
+
+events_at_least() { [ "$(grep -c "IBV_EVENT_$1\b" /tmp/mrc14.events)" -ge "$2" ]; }
 
 check_events() {
 	[ -e /tmp/mrc14.watch ] || { echo "$MRC_VM: no provider, events not watched"; return 0; }
-	wait_until "2 PORT_ERR and 2 PORT_ACTIVE events" events_seen
 	echo "$MRC_VM: events: $(grep -o 'IBV_EVENT_[A-Z_]*' /tmp/mrc14.events | tr '\n' ' ')"
+	[ "$(grep -c IBV_EVENT_ /tmp/mrc14.events)" = 4 ] || fail "not 4 events"
 }
 
 case_guest_cleanup() {
@@ -81,7 +84,9 @@ g a setup
 g a admin_down_up
 "$BED" monitor a "set_link l0 off" >/dev/null
 g a wait_polling
+g a wait_events PORT_ERR 2
 "$BED" monitor a "set_link l0 on" >/dev/null
 g a wait_active
+g a wait_events PORT_ACTIVE 2
 echo "a: carrier off -> DOWN/Polling, on -> ACTIVE/LinkUp"
 g a check_events
