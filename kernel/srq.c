@@ -6,6 +6,7 @@
  * is raised once and the limit disarms, as IBA 10.2.9.5 describes.
  */
 
+#include <linux/uaccess.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "verbs.h"
@@ -97,23 +98,62 @@ int mrc_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 }
 
+/*
+ * A user SRQ's new ring, described at the address the command names. The
+ * provider holds its posters off from the command until it has mapped
+ * the new ring, so the producer index pulled from the old one under the
+ * SRQ lock is its last word on it.
+ */
+static int mrc_srq_resize_user(struct mrc_queue *fresh_uq, u32 max_wr,
+			       u32 slot_size, struct ib_udata *udata)
+{
+	struct ib_ucontext *uctx = rdma_udata_to_uverbs_attr_bundle(udata)->context;
+	struct metaroce_modify_srq_cmd cmd = { };
+	struct metaroce_queue_info info;
+	int err;
+
+	if (udata->inlen < sizeof(cmd))
+		return -EOPNOTSUPP;	/* an older provider */
+	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (err)
+		return err;
+	err = mrc_queue_init_user(fresh_uq, uctx, max_wr, slot_size);
+	if (err)
+		return err;
+	mrc_queue_info(fresh_uq, &info);
+	if (copy_to_user(u64_to_user_ptr(cmd.ring_info_addr), &info,
+			 sizeof(info))) {
+		mrc_queue_free(fresh_uq);
+		return -EFAULT;
+	}
+	return 0;
+}
+
 int mrc_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		   enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct mrc_srq *srq = to_mrc_srq(ibsrq);
-	struct mrc_queue fresh, old = { };
+	struct mrc_queue fresh, fresh_uq = { }, old = { }, old_uq = { };
+	bool user = srq->uq.hdr;
 	unsigned long flags;
 	int err;
 
 	if (mask & IB_SRQ_MAX_WR) {
-		/* a mapped ring cannot move under the process */
-		if (srq->uq.hdr)
-			return -EOPNOTSUPP;
 		if (!attr->max_wr || attr->max_wr > MRC_MAX_SRQ_WR)
+			return -EINVAL;
+		if (user && !udata)
 			return -EINVAL;
 		err = mrc_queue_init(&fresh, attr->max_wr, srq->q.elem_size);
 		if (err)
 			return err;
+		if (user) {
+			err = mrc_srq_resize_user(&fresh_uq, fresh.num,
+						  srq->uq.elem_size, udata);
+			if (err) {
+				mrc_queue_free(&fresh);
+				return err;
+			}
+		}
 	}
 
 	spin_lock_irqsave(&srq->lock, flags);
@@ -127,13 +167,23 @@ int mrc_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 			srq->q = fresh;
 			srq->max_wr = fresh.num;
 		}
+		if (!err && user) {
+			/* the same indexes: posted up to q.prod, taken none */
+			mrc_queue_publish(&fresh_uq.hdr->consumer, srq->q.cons);
+			mrc_queue_publish(&fresh_uq.hdr->producer, srq->q.prod);
+			old_uq = srq->uq;
+			srq->uq = fresh_uq;
+		}
 	}
 	if (!err && (mask & IB_SRQ_LIMIT))
 		srq->limit = attr->srq_limit;
 	spin_unlock_irqrestore(&srq->lock, flags);
 
-	if (mask & IB_SRQ_MAX_WR)
+	if (mask & IB_SRQ_MAX_WR) {
 		mrc_queue_free(err ? &fresh : &old);
+		if (user)
+			mrc_queue_free(err ? &fresh_uq : &old_uq);
+	}
 	return err;
 }
 

@@ -120,6 +120,19 @@ struct metaroce_create_srq_resp {
 };
 
 /*
+ * Driver part of the modify_srq command. modify_srq has no response, so
+ * a process resizing its SRQ (IBV_SRQ_MAX_WR) names where the kernel
+ * writes the new ring's struct metaroce_queue_info. The new ring holds
+ * every receive the process had posted and the kernel had not taken
+ * (producer index as before, consumer 0); the old mapping stays readable
+ * until it is unmapped, but the kernel reads only the new. A command
+ * without this part cannot resize a user SRQ (EOPNOTSUPP).
+ */
+struct metaroce_modify_srq_cmd {
+	__aligned_u64 ring_info_addr;	/* struct metaroce_queue_info * */
+};
+
+/*
  * Driver part of the create_ah response (version 2): the number a UD send
  * slot names this AH by. Never 0; numbers are handed out cyclically, so
  * one of a destroyed AH is not soon reused. The kernel resolves it when

@@ -19,6 +19,9 @@
 //                     nothing for any refused post
 //   resize-cq         the extended CQ, holding three receive completions:
 //                     resized to 1 it refuses, to 64 it keeps all three
+//   srq-resize        a user SRQ of 4 holding 3 receives: to 64 keeps them
+//                     and takes 40 more, below the 43 posted it refuses;
+//                     43 SENDs land in order, every byte checked
 //   rereg-trans       ibv_rereg_mr to a new range: a WRITE with the new
 //                     rkey lands there, the old range untouched
 //   rereg-pd          to another PD and back
@@ -46,6 +49,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "device.h"
 #include "report.h"
@@ -374,6 +378,113 @@ void resize_step(Env &e)
 	       err, cq->cqe, n);
 }
 
+// ibv_modify_srq(IBV_SRQ_MAX_WR) on a user SRQ of 4 holding 3 receives:
+// to 64 it works, the 3 stay, and 40 more can be posted past the old size;
+// shrinking below the 43 posted fails (EINVAL); 43 SENDs from a second
+// pair of QPs, each of its own byte, land in order, every byte checked.
+void srq_resize_step(Env &e)
+{
+	constexpr uint32_t kMsgs = 43, kLen = 64;
+	std::vector<uint8_t> mem(2 * kMsgs * kLen);
+	uint8_t *src = mem.data(), *dst = mem.data() + kMsgs * kLen;
+	ibv_mr *mr = ibv_reg_mr(e.pd, mem.data(), mem.size(),
+				static_cast<int>(IBV_ACCESS_LOCAL_WRITE));
+	ibv_cq *scq = ibv_create_cq(e.ctx, 64, nullptr, nullptr, 0);
+	ibv_cq *rcq = ibv_create_cq(e.ctx, 64, nullptr, nullptr, 0);
+	ibv_srq_init_attr sa = {};
+	sa.attr.max_wr = 4;
+	sa.attr.max_sge = 1;
+	ibv_srq *srq = ibv_create_srq(e.pd, &sa);
+	if (!mr || !scq || !rcq || !srq)
+		die("srq step: %s", strerror(errno));
+	ibv_qp_init_attr qa = {};
+	qa.send_cq = scq;
+	qa.recv_cq = rcq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 64;
+	qa.cap.max_recv_wr = 1;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	ibv_qp *c = ibv_create_qp(e.pd, &qa);
+	qa.srq = srq;
+	ibv_qp *d = ibv_create_qp(e.pd, &qa);
+	if (!c || !d)
+		die("srq step qp: %s", strerror(errno));
+	to_init(c);
+	to_init(d);
+	to_rtr(e, c, d->qp_num);
+	to_rtr(e, d, c->qp_num);
+	to_rts(c);
+	to_rts(d);
+
+	auto post = [&](uint32_t from, uint32_t to) {
+		for (uint32_t i = from; i < to; i++) {
+			ibv_sge sge = { reinterpret_cast<uintptr_t>(dst + i * kLen),
+					kLen, mr->lkey };
+			ibv_recv_wr wr = {}, *bad = nullptr;
+			wr.wr_id = 500 + i;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			if (ibv_post_srq_recv(srq, &wr, &bad))
+				return false;
+		}
+		return true;
+	};
+	bool first = post(0, 3);
+	ibv_srq_attr ra = {};
+	ra.max_wr = 64;
+	int grow = ibv_modify_srq(srq, &ra, IBV_SRQ_MAX_WR);
+	bool more = !grow && post(3, kMsgs);
+	ra.max_wr = 2;
+	int shrink = ibv_modify_srq(srq, &ra, IBV_SRQ_MAX_WR);
+	ibv_srq_attr qa2 = {};
+	int q = ibv_query_srq(srq, &qa2);
+
+	for (uint32_t i = 0; i < kMsgs; i++) {
+		memset(src + i * kLen, static_cast<int>(0x40 + i), kLen);
+		ibv_sge sge = { reinterpret_cast<uintptr_t>(src + i * kLen), kLen,
+				mr->lkey };
+		ibv_send_wr wr = {}, *bad = nullptr;
+		wr.wr_id = i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		if (more && ibv_post_send(c, &wr, &bad))
+			die("srq step post_send");
+	}
+	uint32_t got = 0, in_order = 0, right = 0;
+	while (more && got < kMsgs) {
+		ibv_wc wc = {};
+		if (!wait_for([&] { return ibv_poll_cq(rcq, 1, &wc) > 0; }))
+			break;
+		if (wc.status == IBV_WC_SUCCESS && wc.wr_id == 500 + got)
+			in_order++;
+		got++;
+	}
+	for (uint32_t i = 0; i < kMsgs; i++) {
+		bool ok = true;
+		for (uint32_t j = 0; j < kLen; j++)
+			ok = ok && dst[i * kLen + j] == static_cast<uint8_t>(0x40 + i);
+		right += ok;
+	}
+	report(first && !grow && more && shrink == EINVAL && !q &&
+	       qa2.max_wr >= 64 && in_order == kMsgs && right == kMsgs,
+	       "srq-resize",
+	       "to 64: %d, posted past 4: %s, to 2: %d, max_wr %u, %u of %u in order, %u right",
+	       grow, more ? "yes" : "no", shrink, qa2.max_wr, in_order, kMsgs,
+	       right);
+	ibv_wc wc;
+	while (ibv_poll_cq(scq, 1, &wc) > 0)
+		;
+	ibv_destroy_qp(c);
+	ibv_destroy_qp(d);
+	ibv_destroy_srq(srq);
+	ibv_destroy_cq(scq);
+	ibv_destroy_cq(rcq);
+	ibv_dereg_mr(mr);
+}
+
 // ibv_rereg_mr: a new translation takes WRITEs (the old range no more),
 // a new PD is the MR's, and without remote write access the WRITE fails
 // at the target (REM_ACCESS_ERR; the QPs end in ERR, so this comes last).
@@ -612,6 +723,7 @@ int main(int argc, char **argv)
 	send_cq_step(e);
 	if (e.rcq)
 		resize_step(e);
+	srq_resize_step(e);
 	rereg_steps(e);
 	limit_steps(e);
 

@@ -14,12 +14,13 @@
 #include <cstring>
 #include <vector>
 
+#include "uapi/metaroce-abi.h"
 #include "ufuzz.h"
 
 namespace ufz {
 
-// Commands a process's CQs and SRQs refuse: their rings cannot move, and
-// only the process polls them.
+// Commands a process's CQs and SRQs refuse: only the process polls its
+// CQs, and its rings move only as its provider asks.
 static void ring_commands(Env &e, Pool &p, Rng &rng)
 {
 	struct {
@@ -27,7 +28,6 @@ static void ring_commands(Env &e, Pool &p, Rng &rng)
 		ib_uverbs_resize_cq cmd;	// POLL_CQ's layout is a prefix of it
 	} c{};
 	static uint8_t resp[4096];
-	ibv_srq_attr sa{};
 
 	c.hdr.command = rng.pct(50) ? IB_USER_VERBS_CMD_POLL_CQ : IB_USER_VERBS_CMD_RESIZE_CQ;
 	c.hdr.in_words = sizeof(c) / 4;
@@ -40,11 +40,33 @@ static void ring_commands(Env &e, Pool &p, Rng &rng)
 	else
 		unexpected(e, "%s of a CQ the process polls succeeded",
 			   c.hdr.command == IB_USER_VERBS_CMD_POLL_CQ ? "POLL_CQ" : "RESIZE_CQ");
-	sa.max_wr = 1 + static_cast<uint32_t>(rng.below(4 * kSrqDepth));
-	if (int err = ibv_modify_srq(e.srq, &sa, IBV_SRQ_MAX_WR))
-		note_errno(e, err);
+	// An SRQ's ring moves only where the command says where its new ring
+	// is to be described: a command without that part is an older
+	// provider's (EOPNOTSUPP), and a place the kernel cannot write fails
+	// (EFAULT) with nothing resized. A good address would move the ring
+	// under the provider, which is the provider's own business.
+	static const uint64_t bad_addrs[] = {0, 8, 0xffff888000000000ull, ~7ull};
+	ib_uverbs_cmd_hdr mh{};
+	ib_uverbs_modify_srq mc{};
+	metaroce_modify_srq_cmd md{};
+	uint8_t m[sizeof(mh) + sizeof(mc) + sizeof(md)];
+	bool with_drv = rng.pct(50);
+	size_t len = with_drv ? sizeof(m) : sizeof(m) - sizeof(md);
+
+	mh.command = IB_USER_VERBS_CMD_MODIFY_SRQ;
+	mh.in_words = static_cast<uint16_t>(len / 4);
+	mc.srq_handle = e.srq->handle;
+	mc.attr_mask = IBV_SRQ_MAX_WR;
+	mc.max_wr = 1 + static_cast<uint32_t>(rng.below(4 * kSrqDepth));
+	md.ring_info_addr = rng.pick(bad_addrs);
+	memcpy(m, &mh, sizeof(mh));
+	memcpy(m + sizeof(mh), &mc, sizeof(mc));
+	memcpy(m + sizeof(mh) + sizeof(mc), &md, sizeof(md));
+	if (write(e.ctx->cmd_fd, m, len) < 0)
+		note_errno(e, errno);
 	else
-		unexpected(e, "a mapped SRQ was resized to %u", sa.max_wr);
+		unexpected(e, "a mapped SRQ was resized to %u %s", mc.max_wr,
+			   with_drv ? "into an address it cannot write" : "by an older provider's command");
 }
 
 void op_doorbell(Env &e, Pool &p, Rng &rng)
