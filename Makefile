@@ -51,7 +51,7 @@ test: deps-check
 	part() { \
 		t=$$(date +%s); \
 		$(MAKE) --no-print-directory "$$@" TALLY_SKIP=1 || rc=1; \
-		echo "test: $$* took $$(( $$(date +%s) - t )) s" | tee -a $(RESULTS)/times; \
+		echo "test: $${*%%BED_CASES=*} took $$(( $$(date +%s) - t )) s" | tee -a $(RESULTS)/times; \
 	}; \
 	part test-unit; \
 	part test-kunit KSEL=$(KDEFAULT); \

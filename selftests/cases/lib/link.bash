@@ -269,7 +269,8 @@ MRC_SELF=$(readlink -f "$0")
 g() {
 	local vm=$1
 	shift
-	"$BED" exec "$vm" -- env MRC_VM="$vm" MRC_SLOW="$MRC_SLOW" bash "$MRC_SELF" --guest "$@"
+	"$BED" exec "$vm" -- env MRC_VM="$vm" MRC_SLOW="$MRC_SLOW" MRC_TIMEOUT="$MRC_TIMEOUT" \
+		bash "$MRC_SELF" --guest "$@"
 }
 
 # case_main "$@": in a guest, run the requested step and exit; on the host,
