@@ -1173,6 +1173,22 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 	return t;
 }
 
+/* Another path than @p had an ACK within @p's timeout. */
+static bool peer_heard(const struct mrc_conn *c, const struct mrc_path *p,
+		       u64 now)
+{
+	u32 i;
+
+	for (i = 0; i < c->cfg.npaths; i++) {
+		const struct mrc_path *q = &c->path[i];
+
+		if (q != p && q->tx.last_ack_ns &&
+		    now - q->tx.last_ack_ns <= p->tx.rto_ns)
+			return true;
+	}
+	return false;
+}
+
 void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 {
 	struct mrc_path_events ev = { .acked = c->ev_acked, .lost = c->ev_lost };
@@ -1186,8 +1202,17 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 		what = mrc_path_tx_on_timer(&p->tx, &c->cfg.path, now, &ev);
 		if (what == MRC_TIMER_NONE)
 			continue;
+		/*
+		 * [REL-12] a probe of a new route that times out while
+		 * another path hears the peer fails the route ([PATH-7]),
+		 * not the segment: the probe carries whatever waits to be
+		 * resent, the same segment each time a dead plane's paths
+		 * come back to try.
+		 */
 		for (j = 0; j < ev.n_lost; j++)
-			seg_lost(c, ev.lost[j], what == MRC_TIMER_RTO);
+			seg_lost(c, ev.lost[j], what == MRC_TIMER_RTO &&
+				 !(p->state == MRC_PATH_PROBING &&
+				   peer_heard(c, p, now)));
 		if (what == MRC_TIMER_PTO) {
 			mrc_cc_on_loss(&p->cc, ev.lost_bytes);
 			continue;

@@ -1047,6 +1047,45 @@ TEST(Conn, RetryExceeded)
 	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), now, &t));
 }
 
+// [REL-12] a probe of a new route that times out while another path hears
+// the peer fails the route, not the segment it carried: the same segment
+// lost on a probing path again and again (a dead plane's paths, each back
+// to try once its hold ends) never exhausts the retries; on a path that
+// was no probe, it does (and with no path hearing the peer, RetryExceeded).
+TEST(Conn, LostProbesSpendNoRetries)
+{
+	for (bool probing : {true, false}) {
+		Pair p(2, 1024);
+		mrc_tx_seg t;
+		uint64_t now = 0;
+		int lost = 0;
+
+		p.a->cfg.retry_limit = 2;
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 100, 42, nullptr));
+		for (int i = 0; i < 12 && !p.a->error; i++) {
+			// path 1's route is dead; put it back to try
+			p.a->path[1].state = probing ? MRC_PATH_PROBING : MRC_PATH_ACTIVE;
+			p.a->path[0].state = MRC_PATH_FAILED;
+			p.a->path[0].state_since = now;
+			// ... while path 0 hears the peer (its own traffic)
+			p.a->path[0].tx.last_ack_ns = now + 1;
+			while (mrc_conn_tx_next(p.a.get(), now, &t)) {
+				ASSERT_EQ(t.path_id, 1u);
+				lost++;
+			}
+			now = mrc_path_tx_deadline(&p.a->path[1].tx);
+			ASSERT_NE(now, 0u);
+			mrc_conn_on_timer(p.a.get(), now);
+		}
+		if (probing) {
+			EXPECT_EQ(p.a->error, 0u) << lost << " probes lost";
+			EXPECT_GE(lost, 10);
+		} else {
+			EXPECT_EQ(p.a->error, MRC_CONN_E_RETRY);
+		}
+	}
+}
+
 // [REL-18] the sender waits for the peer's msn_ack before message 64
 TEST(Conn, PeerMessageWindow)
 {
