@@ -1173,17 +1173,21 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 	return t;
 }
 
-/* Another path than @p had an ACK within @p's timeout. */
-static bool peer_heard(const struct mrc_conn *c, const struct mrc_path *p,
-		       u64 now)
+/*
+ * Another path than @p is in use (neither failed nor probing): the peer's
+ * silence on @p is @p's route's. When the peer is gone those paths fail
+ * too, as the segments that wait take them between probes.
+ */
+static bool other_path_in_use(const struct mrc_conn *c,
+			      const struct mrc_path *p)
 {
 	u32 i;
 
 	for (i = 0; i < c->cfg.npaths; i++) {
 		const struct mrc_path *q = &c->path[i];
 
-		if (q != p && q->tx.last_ack_ns &&
-		    now - q->tx.last_ack_ns <= p->tx.rto_ns)
+		if (q != p && q->state != MRC_PATH_FAILED &&
+		    q->state != MRC_PATH_PROBING)
 			return true;
 	}
 	return false;
@@ -1204,15 +1208,15 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 			continue;
 		/*
 		 * [REL-12] a probe of a new route that times out while
-		 * another path hears the peer fails the route ([PATH-7]),
-		 * not the segment: the probe carries whatever waits to be
-		 * resent, the same segment each time a dead plane's paths
-		 * come back to try.
+		 * another path is in use fails the route ([PATH-7]), not the
+		 * segment: the probe carries whatever waits to be resent,
+		 * the same segment each time a dead plane's paths come back
+		 * to try, and the paths in use may be idle behind it.
 		 */
 		for (j = 0; j < ev.n_lost; j++)
 			seg_lost(c, ev.lost[j], what == MRC_TIMER_RTO &&
 				 !(p->state == MRC_PATH_PROBING &&
-				   peer_heard(c, p, now)));
+				   other_path_in_use(c, p)));
 		if (what == MRC_TIMER_PTO) {
 			mrc_cc_on_loss(&p->cc, ev.lost_bytes);
 			continue;

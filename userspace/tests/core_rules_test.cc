@@ -1047,11 +1047,11 @@ TEST(Conn, RetryExceeded)
 	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), now, &t));
 }
 
-// [REL-12] a probe of a new route that times out while another path hears
-// the peer fails the route, not the segment it carried: the same segment
-// lost on a probing path again and again (a dead plane's paths, each back
-// to try once its hold ends) never exhausts the retries; on a path that
-// was no probe, it does (and with no path hearing the peer, RetryExceeded).
+// [REL-12] a probe of a new route that times out while another path is in
+// use fails the route, not the segment it carried: the same segment lost
+// on a probing path again and again (a dead plane's paths, each back to
+// try once its hold ends) never exhausts the retries; on a path that was
+// no probe, it does (and with no other path in use, RetryExceeded).
 TEST(Conn, LostProbesSpendNoRetries)
 {
 	for (bool probing : {true, false}) {
@@ -1065,10 +1065,10 @@ TEST(Conn, LostProbesSpendNoRetries)
 		for (int i = 0; i < 12 && !p.a->error; i++) {
 			// path 1's route is dead; put it back to try
 			p.a->path[1].state = probing ? MRC_PATH_PROBING : MRC_PATH_ACTIVE;
-			p.a->path[0].state = MRC_PATH_FAILED;
+			// path 0 in use (a probing path sends first); without
+			// a probe, path 0 failed, so path 1 takes the segment
+			p.a->path[0].state = probing ? MRC_PATH_ACTIVE : MRC_PATH_FAILED;
 			p.a->path[0].state_since = now;
-			// ... while path 0 hears the peer (its own traffic)
-			p.a->path[0].tx.last_ack_ns = now + 1;
 			while (mrc_conn_tx_next(p.a.get(), now, &t)) {
 				ASSERT_EQ(t.path_id, 1u);
 				lost++;
