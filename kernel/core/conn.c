@@ -13,6 +13,7 @@ enum { RXM_FREE = 0, RXM_ACTIVE, RXM_DONE, RXM_RETIRED };
 #define SEG_USED	0x1
 #define SEG_ACKED	0x2
 #define SEG_QUEUED	0x4
+#define SEG_PROBED	0x8	/* [PATH-4] it probed a new route once */
 
 /* Ask for an ACK when the path has fewer free PSNs than this. */
 #define ACK_REQ_ROOM	16
@@ -271,6 +272,8 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	struct mrc_path *p = &c->path[pi];
 	bool idle;
 
+	if (p->state == MRC_PATH_PROBING)
+		e->flags |= SEG_PROBED;
 	seg->psn = mrc_path_tx_send(&p->tx, &c->cfg.path, now, t, e->len);
 	seg->msg_cookie = m->cookie;
 	seg->msn = e->msn;
@@ -315,11 +318,12 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 }
 
 /* [PATH-6] the path for a packet of @len; each path weighs at most 1/N */
-static int pick(struct mrc_conn *c, u32 len, u64 now)
+static int pick(struct mrc_conn *c, u32 len, bool may_probe, u64 now)
 {
 	c->sched.weight_cap = mrc_cc_conn_window(&c->cc, &c->cfg.cc) /
 			      c->cfg.npaths;
-	return mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, len, now);
+	return mrc_sched_pick(&c->sched, c->path, c->cfg.npaths, len,
+			      may_probe, now);
 }
 
 static bool tx_resend(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
@@ -336,7 +340,13 @@ static bool tx_resend(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 		}
 		if (!conn_room(c, e->len, false))
 			return false;
-		pi = pick(c, e->len, now);
+		/*
+		 * [PATH-4] once into the unknown: a dead plane's paths come
+		 * back to try each time their hold ends, and a probe goes
+		 * first, so the segment everything waits behind would ride
+		 * one probe after another into the dark
+		 */
+		pi = pick(c, e->len, !(e->flags & SEG_PROBED), now);
 		if (pi < 0)
 			return false;
 		c->rq_head++;
@@ -398,7 +408,7 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 		c->sched.limited_at = now;
 		return false;
 	}
-	pi = pick(c, len, now);
+	pi = pick(c, len, true, now);
 	if (pi < 0) {
 		c->sched.limited_at = now;
 		return false;
@@ -1173,26 +1183,6 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 	return t;
 }
 
-/*
- * Another path than @p is in use (neither failed nor probing): the peer's
- * silence on @p is @p's route's. When the peer is gone those paths fail
- * too, as the segments that wait take them between probes.
- */
-static bool other_path_in_use(const struct mrc_conn *c,
-			      const struct mrc_path *p)
-{
-	u32 i;
-
-	for (i = 0; i < c->cfg.npaths; i++) {
-		const struct mrc_path *q = &c->path[i];
-
-		if (q != p && q->state != MRC_PATH_FAILED &&
-		    q->state != MRC_PATH_PROBING)
-			return true;
-	}
-	return false;
-}
-
 void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 {
 	struct mrc_path_events ev = { .acked = c->ev_acked, .lost = c->ev_lost };
@@ -1206,17 +1196,8 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 		what = mrc_path_tx_on_timer(&p->tx, &c->cfg.path, now, &ev);
 		if (what == MRC_TIMER_NONE)
 			continue;
-		/*
-		 * [REL-12] a probe of a new route that times out while
-		 * another path is in use fails the route ([PATH-7]), not the
-		 * segment: the probe carries whatever waits to be resent,
-		 * the same segment each time a dead plane's paths come back
-		 * to try, and the paths in use may be idle behind it.
-		 */
 		for (j = 0; j < ev.n_lost; j++)
-			seg_lost(c, ev.lost[j], what == MRC_TIMER_RTO &&
-				 !(p->state == MRC_PATH_PROBING &&
-				   other_path_in_use(c, p)));
+			seg_lost(c, ev.lost[j], what == MRC_TIMER_RTO);
 		if (what == MRC_TIMER_PTO) {
 			mrc_cc_on_loss(&p->cc, ev.lost_bytes);
 			continue;

@@ -170,9 +170,22 @@ static void burst_start(struct mrc_sched *s, u32 len)
 			      s->burst_bytes - wire_len(len) : 0;
 }
 
-int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
-		   u32 len, u64 now)
+/* Some path is in use: neither failed nor probing. */
+static bool path_in_use(const struct mrc_path *paths, u32 npaths)
 {
+	u32 i;
+
+	for (i = 0; i < npaths; i++)
+		if (paths[i].state == MRC_PATH_ACTIVE ||
+		    paths[i].state == MRC_PATH_CONGESTED)
+			return true;
+	return false;
+}
+
+int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
+		   u32 len, bool may_probe, u64 now)
+{
+	bool probes = may_probe || !path_in_use(paths, npaths);
 	u64 best_start = 0;
 	int best = -1;
 	u32 k;
@@ -183,11 +196,11 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 	 * without asking every path.
 	 */
 	if (sparse_stays(s, paths, npaths, len, now)) {
-		for (k = 0; k < npaths; k++)
+		for (k = 0; probes && k < npaths; k++)
 			if (paths[k].state == MRC_PATH_PROBING &&
 			    path_may_send(&paths[k], len))
 				break;
-		if (k == npaths) {
+		if (!probes || k == npaths) {
 			struct mrc_path *p = &paths[s->last];
 
 			charge(s, p, mrc_max_u64(p->vtime, s->vnow), len);
@@ -201,8 +214,12 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		struct mrc_path *p = &paths[i];
 		u64 start;
 
-		/* failed, no room, or [PATH-4] a probe still in flight */
-		if (!path_may_send(p, len))
+		/*
+		 * failed, no room, [PATH-4] a probe still in flight, or a
+		 * packet that may not probe and a path in use to carry it
+		 */
+		if (!path_may_send(p, len) ||
+		    (p->state == MRC_PATH_PROBING && !probes))
 			continue;
 		if (p->state == MRC_PATH_PROBING) {
 			best = (int)i;

@@ -98,12 +98,13 @@ u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
  * proportion to each path's rate estimate, window / RTT (stride
  * scheduling), in bursts of up to cfg.burst packets and cfg.burst_bytes
  * bytes (payload plus MRC_WIRE_DATA_OVERHEAD each); a probing path with
- * nothing in flight goes first. Sparse traffic stays on one path
- * ([PATH-9]). The chosen path is charged for the packet: call only when
- * it will be sent.
+ * nothing in flight goes first, unless the packet may not probe
+ * (!@may_probe) and some path is in use ([PATH-4]). Sparse traffic stays
+ * on one path ([PATH-9]). The chosen path is charged for the packet: call
+ * only when it will be sent.
  */
 int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
-		   u32 len, u64 now);
+		   u32 len, bool may_probe, u64 now);
 
 /*
  * [PATH-6] The window the path may fill: its congestion window, less a

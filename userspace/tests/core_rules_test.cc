@@ -636,15 +636,23 @@ TEST(Sched, FailAndReentropy)
 	EXPECT_EQ(p->state, MRC_PATH_FAILED);
 	// [PATH-6] a failed path is skipped
 	for (int i = 0; i < 4; i++)
-		EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), 1);
+		EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, true, 0), 1);
 	uint16_t old = p->sport;
 	EXPECT_EQ(mrc_sched_maintain(&c->sched, &cfg.sched, c->path, 2, &cfg.path,
 				     &cfg.cc, 5 + mrc_sched_fail_hold(&cfg.sched, c->path,
 									  2, p)), 1u);
 	EXPECT_EQ(p->state, MRC_PATH_PROBING);
 	EXPECT_NE(p->sport, old);
-	// [PATH-4] a probing path with nothing in flight goes first, once
-	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), 0);
+	// [PATH-4] a packet that may not probe does not while path 1 is in use ...
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, false, 0), 1);
+	// ... but with no path in use, it does
+	c->path[1].state = MRC_PATH_FAILED;
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, false, 0), 0);
+	c->path[1].state = MRC_PATH_ACTIVE;
+	c->path[1].tx.inflight_pkts = 0;
+	// a probing path with nothing in flight goes first, once
+	c->path[0].tx.inflight_pkts = 0;
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, true, 0), 0);
 }
 
 // [PATH-10] a path that delivers less than the others moves only while
@@ -710,7 +718,7 @@ TEST(Sched, SprayEvenlyInBursts)
 		cfg.sched.burst = burst;
 		ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
 		for (uint32_t i = 0; i < 100 * 4 * burst; i++) {
-			int p = mrc_sched_pick(&c->sched, c->path, 4, 1024, 0);
+			int p = mrc_sched_pick(&c->sched, c->path, 4, 1024, true, 0);
 
 			ASSERT_GE(p, 0);
 			count[p]++;
@@ -748,7 +756,7 @@ TEST(Sched, BurstBytesBoundABurst)
 		cfg.sched.burst_bytes = room;
 		ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
 		for (uint32_t i = 0; i < 4 * 32 * 4; i++) {
-			int p = mrc_sched_pick(&c->sched, c->path, 4, k.len, 0);
+			int p = mrc_sched_pick(&c->sched, c->path, 4, k.len, true, 0);
 
 			ASSERT_GE(p, 0);
 			run = p == prev ? run + 1 : 1;
@@ -774,19 +782,19 @@ TEST(Sched, BurstYields)
 	ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
 	for (mrc_path &p : c->path)
 		p.state = MRC_PATH_ACTIVE;
-	int first = mrc_sched_pick(&c->sched, c->path, 2, 1024, 0);
+	int first = mrc_sched_pick(&c->sched, c->path, 2, 1024, true, 0);
 	ASSERT_GE(first, 0);
-	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), first);
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, true, 0), first);
 	// the window of the burst's path is full: the other path takes over
 	mrc_path *p = &c->path[first];
 	p->tx.inflight_pkts = 1;
 	p->tx.inflight_bytes = p->cc.cwnd;
-	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), 1 - first);
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, true, 0), 1 - first);
 	p->tx.inflight_pkts = 0;
 	p->tx.inflight_bytes = 0;
 	// a probing path with nothing in flight interrupts a burst
 	p->state = MRC_PATH_PROBING;
-	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, 0), first);
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, true, 0), first);
 }
 
 // [PATH-9] packets half an RTT or more apart stay on one path; packets
@@ -805,40 +813,40 @@ TEST(Sched, SparseTrafficStaysOnOnePath)
 		p.state = MRC_PATH_ACTIVE;
 		p.tx.srtt_ns = rtt;
 	}
-	int first = mrc_sched_pick(&c->sched, c->path, 4, 1024, now);
+	int first = mrc_sched_pick(&c->sched, c->path, 4, 1024, true, now);
 	ASSERT_GE(first, 0);
 	for (int i = 0; i < 20; i++) {
 		now += rtt / 2;
-		EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 4, 1024, now), first);
+		EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 4, 1024, true, now), first);
 	}
 	// a stream: back to back, every path gets its share
 	uint32_t count[4] = {};
 	for (int i = 0; i < 40; i++)
-		count[mrc_sched_pick(&c->sched, c->path, 4, 1024, ++now)]++;
+		count[mrc_sched_pick(&c->sched, c->path, 4, 1024, true, ++now)]++;
 	for (uint32_t n : count)
 		EXPECT_GE(n, 8u);
 	// sparse again: whichever path took the last packet keeps the next
 	now += rtt;
-	int last = mrc_sched_pick(&c->sched, c->path, 4, 1024, now);
+	int last = mrc_sched_pick(&c->sched, c->path, 4, 1024, true, now);
 	now += rtt;
-	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 4, 1024, now), last);
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 4, 1024, true, now), last);
 	// ... unless it timed out
 	c->path[last].tx.retries = 1;
 	now += rtt;
-	int next = mrc_sched_pick(&c->sched, c->path, 4, 1024, now);
+	int next = mrc_sched_pick(&c->sched, c->path, 4, 1024, true, now);
 	EXPECT_NE(next, last);
 	c->path[last].tx.retries = 0;
 	// ... or is congested
 	c->path[next].state = MRC_PATH_CONGESTED;
 	now += rtt;
-	int after = mrc_sched_pick(&c->sched, c->path, 4, 1024, now);
+	int after = mrc_sched_pick(&c->sched, c->path, 4, 1024, true, now);
 	EXPECT_NE(after, next);
 	c->path[next].state = MRC_PATH_ACTIVE;
 	// ... or a probing path waits for its first packet
 	int probe = (after + 1) % 4;
 	c->path[probe].state = MRC_PATH_PROBING;
 	now += rtt;
-	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 4, 1024, now), probe);
+	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 4, 1024, true, now), probe);
 }
 
 namespace {
@@ -1047,43 +1055,53 @@ TEST(Conn, RetryExceeded)
 	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), now, &t));
 }
 
-// [REL-12] a probe of a new route that times out while another path is in
-// use fails the route, not the segment it carried: the same segment lost
-// on a probing path again and again (a dead plane's paths, each back to
-// try once its hold ends) never exhausts the retries; on a path that was
-// no probe, it does (and with no other path in use, RetryExceeded).
-TEST(Conn, LostProbesSpendNoRetries)
+// [PATH-4] a segment lost on a probe does not probe again while another
+// path is in use: a dead plane's paths come back to try each time their
+// hold ends, and a probe sends first, so the one segment everything
+// waited behind went into the dark again and again (52-planes: the
+// stream stopped for as long as plane 1 was down). New data still
+// probes; with no path in use, resends probe too, and every timeout
+// counts ([REL-12], RetryExceeded).
+TEST(Conn, ProbedSegmentsDoNotProbeAgain)
 {
-	for (bool probing : {true, false}) {
-		Pair p(2, 1024);
-		mrc_tx_seg t;
-		uint64_t now = 0;
-		int lost = 0;
+	Pair p(2, 1024);
+	mrc_tx_seg t;
+	uint64_t now = 0;
+	int probes = 0, resends = 0;
 
-		p.a->cfg.retry_limit = 2;
-		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 100, 42, nullptr));
-		for (int i = 0; i < 12 && !p.a->error; i++) {
-			// path 1's route is dead; put it back to try
-			p.a->path[1].state = probing ? MRC_PATH_PROBING : MRC_PATH_ACTIVE;
-			// path 0 in use (a probing path sends first); without
-			// a probe, path 0 failed, so path 1 takes the segment
-			p.a->path[0].state = probing ? MRC_PATH_ACTIVE : MRC_PATH_FAILED;
-			p.a->path[0].state_since = now;
-			while (mrc_conn_tx_next(p.a.get(), now, &t)) {
-				ASSERT_EQ(t.path_id, 1u);
-				lost++;
-			}
-			now = mrc_path_tx_deadline(&p.a->path[1].tx);
-			ASSERT_NE(now, 0u);
-			mrc_conn_on_timer(p.a.get(), now);
+	p.a->cfg.retry_limit = 2;
+	for (int i = 0; i < 8; i++)
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 100, i, nullptr));
+	for (int i = 0; i < 6 && !p.a->error; i++) {
+		// path 1's route is dead; it comes back to try
+		p.a->path[1].state = MRC_PATH_PROBING;
+		p.a->path[1].state_since = now;
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), now, &t));
+		if (i) {
+			// what path 1's last probe carried goes on path 0
+			EXPECT_EQ(t.path_id, 0u) << "round " << i;
+			EXPECT_TRUE(t.flags & MRC_F_RETX);
+			resends++;
+			ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), now, &t));
 		}
-		if (probing) {
-			EXPECT_EQ(p.a->error, 0u) << lost << " probes lost";
-			EXPECT_GE(lost, 10);
-		} else {
-			EXPECT_EQ(p.a->error, MRC_CONN_E_RETRY);
-		}
+		// new data probes path 1
+		EXPECT_EQ(t.path_id, 1u) << "round " << i;
+		EXPECT_FALSE(t.flags & MRC_F_RETX);
+		probes++;
+		// path 0 delivers: an ACK of all it carried
+		mrc_ack_info ack = {};
+		ack.path_id = 0;
+		ack.sack.cum = p.a->path[0].tx.snd_nxt;
+		ack.msn_ack = p.a->peer_msn_ack;
+		ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), now + 1, &ack));
+		now = mrc_path_tx_deadline(&p.a->path[1].tx);
+		ASSERT_NE(now, 0u);
+		mrc_conn_on_timer(p.a.get(), now);
+		EXPECT_EQ(p.a->path[1].state, MRC_PATH_FAILED);
 	}
+	EXPECT_EQ(p.a->error, 0u);
+	EXPECT_EQ(probes, 6);
+	EXPECT_EQ(resends, 5);
 }
 
 // [REL-18] the sender waits for the peer's msn_ack before message 64

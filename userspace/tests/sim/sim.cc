@@ -74,10 +74,23 @@ uint32_t Sim::link_of(uint16_t sport, bool to_b) const
 	return link_.links ? (uint32_t)(x % link_.links) : 0;
 }
 
+bool Sim::plane_drops(const Pkt &p)
+{
+	uint32_t id = p.is_ack ? p.ack.path_id : p.seg.path_id;
+
+	for (const Blackhole &h : holes_)
+		if (h.planes && id % h.planes == h.link && now_ >= h.from_ns &&
+		    now_ < h.to_ns && (p.to_b ? h.data : h.acks)) {
+			st_.blackholed++;
+			return true;
+		}
+	return false;
+}
+
 bool Sim::fabric_drops(uint32_t l, bool to_b, bool is_ack)
 {
 	for (const Blackhole &h : holes_)
-		if (h.link == l && now_ >= h.from_ns && now_ < h.to_ns &&
+		if (!h.planes && h.link == l && now_ >= h.from_ns && now_ < h.to_ns &&
 		    (to_b ? h.data : h.acks)) {
 			st_.blackholed++;
 			return true;
@@ -123,6 +136,8 @@ void Sim::transmit(bool to_b, uint16_t sport, uint32_t bytes, Pkt p)
 		if (fabric_drops(l, to_b, p.is_ack))
 			return;
 	}
+	if (plane_drops(p))
+		return;
 	if (!p.is_ack && link_.hot_route >= 0 &&
 	    sport % link_.routes == (uint32_t)link_.hot_route &&
 	    uniform() < link_.hot_mark)

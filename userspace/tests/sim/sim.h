@@ -41,12 +41,16 @@ struct FabricLink {
 };
 
 // Link @link drops everything in the given directions in [from, to): a
-// silent blackhole, carrier up, routes unchanged.
+// silent blackhole, carrier up, routes unchanged. With @planes set, it is
+// plane @link that goes dark instead ([PATH-8]: path i sends on plane
+// i % planes, its ACKs come back on it), whatever link a port hashes to:
+// a dead NIC or its switch, which no new source port escapes.
 struct Blackhole {
 	uint32_t link;
 	uint64_t from_ns, to_ns;
 	bool data = true;		// A->B
 	bool acks = true;		// B->A
+	uint32_t planes = 0;
 };
 
 struct LinkCfg {
@@ -168,6 +172,7 @@ private:
 	void fail(const std::string &what);
 	bool route_down(uint16_t sport, uint64_t now) const;
 	bool fabric_drops(uint32_t l, bool to_b, bool is_ack);
+	bool plane_drops(const Pkt &p);
 	void count(std::vector<uint64_t> &v, uint64_t bytes);
 	double uniform() { return uni_(rng_); }
 
