@@ -20,12 +20,11 @@ int mrc_wr_opcode_ok(enum ib_qp_type type, enum ib_wr_opcode opcode)
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return type == IB_QPT_RC ? 0 : -EINVAL;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
-		return type == IB_QPT_RC || type == IB_QPT_UC ? 0 : -EINVAL;
+		return type == IB_QPT_RC ? 0 : -EINVAL;
 	default:
 		return -EINVAL;
 	}

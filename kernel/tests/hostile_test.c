@@ -246,6 +246,7 @@ static void mrc_hostile_every_type_to_every_qp(struct kunit *test)
 	struct mrc_t_end *a = &t->e[0], *b = &t->e[1];
 	struct mrc_t_end err_end = *b;
 	struct ib_qp *ud, *uc, *rc_reset, *rc_init, *rc_err;
+	struct ib_qp_init_attr uc_init = { };
 	struct mrc_qp *gsi;
 	u64 before[MRC_T_WHYS], want[MRC_T_WHYS] = { }, drops0, naks0;
 	u64 drops = 0;
@@ -263,7 +264,16 @@ static void mrc_hostile_every_type_to_every_qp(struct kunit *test)
 	mrc_t_to_state(test, ud, IB_QPS_INIT);
 	mrc_t_to_state(test, ud, IB_QPS_RTR);
 	mrc_t_to_state(test, ud, IB_QPS_RTS);
-	uc = mrc_t_qp(test, b, IB_QPT_UC);
+	/* no UC transport: a UC QP is refused, not created to carry nothing */
+	uc_init = (struct ib_qp_init_attr){
+		.qp_type = IB_QPT_UC, .send_cq = b->cq, .recv_cq = b->cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	uc = ib_create_qp(b->pd, &uc_init);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(uc), -EOPNOTSUPP);
+	if (!IS_ERR_OR_NULL(uc))
+		ib_destroy_qp(uc);
 	rc_reset = mrc_t_qp(test, b, IB_QPT_RC);
 	rc_init = mrc_t_qp(test, b, IB_QPT_RC);
 	mrc_t_to_state(test, rc_init, IB_QPS_INIT);
@@ -282,7 +292,6 @@ static void mrc_hostile_every_type_to_every_qp(struct kunit *test)
 		mrc_qp_put(gsi);
 		to[n++] = (typeof(to[0])){ 1, MRC_T_QP_TYPE, MRC_T_QKEY };
 	}
-	to[n++] = (typeof(to[0])){ uc->qp_num, MRC_T_QP_TYPE, MRC_T_QP_TYPE };
 	to[n++] = (typeof(to[0])){ rc_reset->qp_num, MRC_T_QP_STATE,
 				   MRC_T_QP_TYPE };
 	to[n++] = (typeof(to[0])){ rc_init->qp_num, MRC_T_QP_STATE,
@@ -356,7 +365,6 @@ static void mrc_hostile_every_type_to_every_qp(struct kunit *test)
 	ib_destroy_qp(rc_err);
 	ib_destroy_qp(rc_init);
 	ib_destroy_qp(rc_reset);
-	ib_destroy_qp(uc);
 	ib_destroy_qp(ud);
 	mrc_t_write(test, t, 4096);
 }

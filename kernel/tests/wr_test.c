@@ -24,7 +24,6 @@ static const struct {
 	u32 ok;
 } mrc_t_op_table[] = {
 	{ IB_QPT_RC, 0x3ff },
-	{ IB_QPT_UC, 0x01 | 0x02 | 0x08 | 0x10 | 0x100 | 0x200 },
 	{ IB_QPT_UD, 0x01 | 0x02 },
 	{ IB_QPT_GSI, 0x01 | 0x02 },
 };
@@ -428,7 +427,7 @@ static void mrc_wr_user_send_slot_hostile(struct kunit *test)
 	mrc_t_uslot_write(&s);
 	mrc_t_expect_refused(test, &s, IB_QPT_UD, "WRITE on UD");
 	s.u->opcode = IB_WR_RDMA_READ;
-	mrc_t_expect_refused(test, &s, IB_QPT_UC, "READ on UC");
+	mrc_t_expect_refused(test, &s, IB_QPT_UD, "READ on UD");
 
 	/* any flag but FENCE, SIGNALED, SOLICITED and INLINE */
 	for (i = 0; i < 32; i++) {

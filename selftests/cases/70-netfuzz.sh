@@ -3,7 +3,7 @@
 # tools/netfuzz) in guest b sends up to 16,000 valid, nearly valid and
 # random datagrams, ACK and packet bundles among them, to guest a's mrc0,
 # in 4 rounds of at most 30 s each (a loaded host sends fewer): to QP 0,
-# QP 1, random QPNs, the live RC, UD and UC QPs with right and wrong
+# QP 1, random QPNs, the live RC and UD QPs with right and wrong
 # cookies, PSNs and MSNs, destroyed and lingering QPs, from the right and
 # from wrong source addresses and many source ports. Meanwhile
 # mrc_verbs_check runs every verbs operation and a stream of verified

@@ -30,6 +30,7 @@
 //   limit-msg         a SEND of max_msg_sz (2 GiB) + 1 bytes: EINVAL at post
 //   attr-ids          vendor and part ID, firmware version, max_msg_sz,
 //                     port capabilities (CM, IP-based GIDs), max_mw 0
+//   qp-uc             ibv_create_qp of a UC QP: EOPNOTSUPP (no UC transport)
 //   limit-*           max_cqe, max_qp_wr (send, receive), max_sge (send,
 //                     receive), max_srq_wr, max_srq_sge, max_qp_rd_atom,
 //                     max_qp_init_rd_atom: at the limit works, one past fails
@@ -573,6 +574,19 @@ void limit_steps(Env &e)
 		{ "limit-send-sge", &ibv_qp_cap::max_send_sge, d.max_sge },
 		{ "limit-recv-sge", &ibv_qp_cap::max_recv_sge, d.max_sge },
 	};
+	// no UC transport: refused, not created to carry nothing
+	ibv_qp_init_attr uc = {};
+	uc.send_cq = cq;
+	uc.recv_cq = cq;
+	uc.qp_type = IBV_QPT_UC;
+	uc.cap = { 1, 1, 1, 1, 0 };
+	errno = 0;
+	ibv_qp *ucq = ibv_create_qp(e.pd, &uc);
+	report(!ucq && errno == EOPNOTSUPP, "qp-uc", "create_qp(UC): %s",
+	       ucq ? "CREATED" : strerror(errno));
+	if (ucq)
+		ibv_destroy_qp(ucq);
+
 	for (const Try &t : tries) {
 		ibv_qp *qp[2] = {};
 		for (int past = 0; past < 2; past++) {

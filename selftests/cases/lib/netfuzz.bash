@@ -11,11 +11,11 @@
 #   - optionally NVMe-oF (nvme-rdma in a, nvmet-rdma in b), fio jobs that
 #     write and verify namespace 1 one after another (protected too);
 #   - sacrificial connections the fuzzer attacks with their right cookies:
-#     ibv_rc_pingpong, ibv_ud_pingpong and ibv_uc_pingpong run again and
-#     again (server in a), so QPs come, fail, are destroyed and linger.
+#     ibv_rc_pingpong and ibv_ud_pingpong run again and again (server
+#     in a), so QPs come, fail, are destroyed and linger.
 # The fuzz runs in rounds; before each, guest a's QPs are read from
 # `rdma resource show qp` and passed as targets: RC QPs with the starting
-# PSNs that are their cookies ([PKT-16]), UD and UC QPs, the RC QPs gone
+# PSNs that are their cookies ([PKT-16]), UD QPs, the RC QPs gone
 # since the last round (destroyed or lingering), and the range of QP
 # numbers in use. Wrong sources: a second address on guest b's eth0 and
 # IPv6 (the connections are IPv4). Round r uses seed NF_SEED + r.
@@ -32,7 +32,6 @@ NF_STOP=$NF_DIR/stop
 NF_VC_PORT=18771
 NF_PP_PORT=18772
 NF_UD_PORT=18773
-NF_UC_PORT=18774
 NF_WRONG4=10.0.0.3		# guest b's second address: a wrong source
 NF_WRONG6=fd00::3
 NF_UD_QKEY=0x11111111		# ibv_ud_pingpong's Q_Key
@@ -98,13 +97,11 @@ nf_churn() {
 nf_churn_servers() {
 	nf_churn rc ibv_rc_pingpong -e -d mrc0 -g 1 -p "$NF_PP_PORT" -n 200 -s 1024
 	nf_churn ud ibv_ud_pingpong -e -d mrc0 -g 1 -p "$NF_UD_PORT" -n 200 -s 512
-	nf_churn uc ibv_uc_pingpong -e -d mrc0 -g 1 -p "$NF_UC_PORT" -n 20 -s 512
 }
 
 nf_churn_clients() {
 	nf_churn rc ibv_rc_pingpong -e -d mrc0 -g 1 -p "$NF_PP_PORT" -n 200 -s 1024 "$CLI4"
 	nf_churn ud ibv_ud_pingpong -e -d mrc0 -g 1 -p "$NF_UD_PORT" -n 200 -s 512 "$CLI4"
-	nf_churn uc ibv_uc_pingpong -e -d mrc0 -g 1 -p "$NF_UC_PORT" -n 20 -s 512 "$CLI4"
 }
 
 # The verified traffic: mrc_verbs_check runs one after another until the
@@ -266,8 +263,6 @@ nf_targets() {
 				printf " --rc %d:%d:%d:protect", $1, $3, $4
 			else if ($2 == "UD" && $5 == "ibv_ud_pingpong")
 				printf " --ud %d:%s", $1, ud_qkey
-			else if ($2 == "UC")
-				printf " --uc %d", $1
 			next }
 		!($1 in now) && $2 == "RC" { printf " --dead %d:%d:%d", $1, $3, $4 }
 		END { printf " --near 16-%d\n", (max > 16 ? max : 16) + 32 }' "$1" "$2"
@@ -370,7 +365,7 @@ nf_run() {
 			g a cat "$NF_DIR/fio.$r" | nvmf_fio_check "$NF_FIO_SIZE" | sed 's/^/  a: /'
 		done
 	fi
-	echo "  sacrificial runs that passed: rc $(g b cat "$NF_DIR/rc.runs") ud $(g b cat "$NF_DIR/ud.runs") uc $(g b cat "$NF_DIR/uc.runs")"
+	echo "  sacrificial runs that passed: rc $(g b cat "$NF_DIR/rc.runs") ud $(g b cat "$NF_DIR/ud.runs")"
 
 	# the counters moved by at least what the fuzzer sent to be dropped
 	# for each reason; malformed by exactly that (nothing else is), and

@@ -100,8 +100,8 @@ static void test_send_build(void)
 	err = mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr);
 	CHECK(!err && w->num_sge == 1 && !(w->send_flags & IBV_SEND_INLINE),
 	      "read with INLINE");
-	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UC, &wr) == EINVAL,
-	      "read on UC");
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UD, &wr) == EINVAL,
+	      "read on UD");
 
 	/* atomics: one 8-byte SGE, aligned remote address */
 	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
