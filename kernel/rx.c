@@ -377,9 +377,11 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		m->tag = pkt->read_resp.resp_tag;
 		if (mrc_tx_read_resp_place(xp, pkt, skb))
 			m->bad = true;
+		mrc_tx_answered(xp, pkt, now);
 		break;
 	case MRC_PKT_ATOMIC_RESP:
 		m->orig = pkt->atomic_resp.orig;
+		mrc_tx_answered(xp, pkt, now);
 		break;
 	}
 put:

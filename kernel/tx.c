@@ -736,6 +736,24 @@ int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig)
 }
 
 /*
+ * [OPS-2] A segment of a response arrived: it answers its request
+ * ([REL-10]), a READ's by its tag, an ATOMIC's the oldest waiting; a
+ * response to nothing we sent matches no request and changes nothing.
+ */
+void mrc_tx_answered(struct mrc_xp *xp, const struct mrc_pkt *pkt, u64 now)
+{
+	struct mrc_xp_swqe *e;
+
+	if (pkt->type == MRC_PKT_READ_RESP) {
+		mrc_conn_tx_answered(&xp->conn, pkt->read_resp.resp_tag, now);
+		return;
+	}
+	e = mrc_tx_resp_waiter(xp);
+	if (e)
+		mrc_conn_tx_answered(&xp->conn, e->msn, now);
+}
+
+/*
  * Queue a response we owe (rx.c, at the request's completion). The caller
  * runs the engine after the completions: a work item kicked here woke a
  * kworker per READ for nothing.

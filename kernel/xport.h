@@ -245,6 +245,7 @@ void mrc_tx_flush(struct mrc_xp *xp);
 int mrc_tx_read_resp_place(struct mrc_xp *xp, const struct mrc_pkt *pkt,
 			   const struct sk_buff *skb);
 int mrc_tx_resp_done(struct mrc_xp *xp, bool atomic, u32 tag, u64 orig);
+void mrc_tx_answered(struct mrc_xp *xp, const struct mrc_pkt *pkt, u64 now);
 bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
 		       u32 len, u32 tag, u64 orig);
 

@@ -168,8 +168,25 @@ void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn)
 {
 	struct mrc_tx_msg *m = posted_msg(c, msn);
 
-	if (m)
+	if (m) {
 		m->no_end_ack = true;
+		m->awaits_answer = true;
+	}
+}
+
+void mrc_conn_tx_answered(struct mrc_conn *c, u32 msn, u64 now)
+{
+	u32 i;
+
+	for (i = 0; i < c->cfg.npaths; i++) {
+		struct mrc_path_tx *tx = &c->path[i].tx;
+		u32 t = mrc_path_tx_cookie(tx, tx->req_psn);
+
+		if (tx->req_set && t - c->tx_una < c->tx_nxt - c->tx_una &&
+		    segent(c, t)->msn == msn)
+			mrc_path_tx_answered(tx, &c->cfg.path, now,
+					     tx->req_psn);
+	}
 }
 
 void mrc_conn_tx_response(struct mrc_conn *c, u32 msn)
@@ -313,6 +330,13 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	if (flags & MRC_F_ACK_REQ)
 		mrc_path_tx_asked(&p->tx, now, seg->psn,
 				  idle && c->cfg.answer_probe);
+	else if (idle && m->awaits_answer)
+		/*
+		 * [REL-10] a request that nothing follows waits for its
+		 * response, which mrc_conn_tx_answered() reports: lost, it
+		 * is probed after an answer time, not the silence rule's
+		 */
+		mrc_path_tx_asked(&p->tx, now, seg->psn, c->cfg.answer_probe);
 	seg->flags = flags;
 	c->stats.tx_segs++;
 }

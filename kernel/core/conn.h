@@ -149,7 +149,8 @@ struct mrc_tx_msg {
 	u16 stream;
 	u8 state;
 	bool all_sent;
-	bool no_end_ack;	/* mrc_conn_tx_no_end_ack() */
+	bool no_end_ack;	/* mrc_conn_tx_no_end_ack(), a response */
+	bool awaits_answer;	/* mrc_conn_tx_no_end_ack(): a request */
 	bool response;		/* mrc_conn_tx_response() */
 };
 
@@ -291,6 +292,13 @@ bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
  * or nobody waits for its completion (a response).
  */
 void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn);
+
+/*
+ * [OPS-2] The response to request @msn (a READ or ATOMIC request that
+ * mrc_conn_tx_no_end_ack() marked) began to arrive: it answers the
+ * request ([REL-10]), whose own ACK may wait for the peer's ACK delay.
+ */
+void mrc_conn_tx_answered(struct mrc_conn *c, u32 msn, u64 now);
 
 /*
  * Message @msn, just posted, answers a request of the peer (a READ or

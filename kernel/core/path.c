@@ -235,6 +235,18 @@ static void answer_sample(struct mrc_path_tx *tx, u64 a)
 	tx->ans_srtt_ns = tx->ans_srtt_ns - tx->ans_srtt_ns / 8 + a / 8;
 }
 
+void mrc_path_tx_answered(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+			  u64 now, u32 psn)
+{
+	if (!tx->req_set || !tx->req_idle || psn != tx->req_psn)
+		return;
+	answer_sample(tx, now > tx->req_at ? now - tx->req_at : 0);
+	/* its ACK may still take the peer's ACK delay: the silence rule */
+	tx->req_idle = false;
+	tx->probes = 0;
+	arm_pto(tx, cfg, now);
+}
+
 /* RFC 6298 (2.2, 2.3) with G = 0: the timer granularity is the caller's. */
 static void rtt_sample(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 		       u64 r)

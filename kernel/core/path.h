@@ -237,6 +237,20 @@ u32 mrc_path_tx_send(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
  */
 void mrc_path_tx_asked(struct mrc_path_tx *tx, u64 now, u32 psn, bool idle);
 
+/*
+ * [REL-10] [OPS-2] The request sent as @psn was answered otherwise than by
+ * an ACK (its response arrived): timed like an ACK's answer, and no probe
+ * falls due for it.
+ */
+void mrc_path_tx_answered(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+			  u64 now, u32 psn);
+
+/* The cookie packet @psn carried, if the window still holds it. */
+static inline u32 mrc_path_tx_cookie(const struct mrc_path_tx *tx, u32 psn)
+{
+	return tx->slot[psn % MRC_PATH_WND].cookie;
+}
+
 /* [REL-10] The answer timeout; 0 before the first answer was timed. */
 u64 mrc_path_tx_answer_timeout(const struct mrc_path_tx *tx);
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -30,6 +31,9 @@ public:
 	uint64_t think = 50 * us;	// the application's reply time
 	// data from side @from that the network drops
 	std::function<bool(int from, const mrc_tx_seg &)> drop;
+	// ib_read_lat instead: side 0 posts a READ request (one empty
+	// segment its response acknowledges, [OPS-2]), side 1 the response
+	bool reads = false;
 
 	PingPong()
 	{
@@ -113,6 +117,9 @@ private:
 			mrc_rx_seg s = mrcsim::rx_of(a.seg);
 			mrc_rx_verdict v = mrc_conn_rx_data(to, now_, &s, nullptr);
 			EXPECT_TRUE(v == MRC_RX_NEW || v == MRC_RX_DUP);
+			// [OPS-2] the response answers the READ, as rx.c says
+			if (reads && a.to == 0 && v == MRC_RX_NEW)
+				mrc_conn_tx_answered(to, read_msn_, now_);
 		}
 		for (int i = 0; i < 2; i++) {
 			while (mrc_conn_rx_poll(side(i), &done)) {
@@ -128,10 +135,20 @@ private:
 				i++;
 				continue;
 			}
-			if (post_at_[i].side == 0)
+			int s = post_at_[i].side;
+			uint32_t msn;
+
+			if (s == 0)
 				ping_at_ = now_;
-			EXPECT_TRUE(mrc_conn_tx_post(side(post_at_[i].side), 0,
-						     4096, 1, nullptr));
+			EXPECT_TRUE(mrc_conn_tx_post(side(s), 0,
+						     reads && !s ? 0 : 4096, 1,
+						     &msn));
+			if (reads && !s) {
+				mrc_conn_tx_no_end_ack(side(s), msn);
+				read_msn_ = msn;
+			}
+			else if (reads)
+				mrc_conn_tx_response(side(s), msn);
 			post_at_.erase(post_at_.begin() + (long)i);
 		}
 		for (int i = 0; i < 2; i++) {
@@ -159,6 +176,7 @@ private:
 	std::vector<Arrival> net_;
 	std::vector<Post> post_at_;
 	uint64_t now_ = 0, ping_at_ = 0;
+	uint32_t read_msn_ = 0;
 };
 
 uint64_t probes(mrc_conn *c)
@@ -172,10 +190,12 @@ uint64_t probes(mrc_conn *c)
 
 // Lossless round trips, then one whose message from side @lose_side is
 // lost once; returns that round trip and the lossless one before it.
-std::pair<uint64_t, uint64_t> lose_one(int lose_side)
+std::pair<uint64_t, uint64_t> lose_one(int lose_side, bool reads = false)
 {
 	PingPong pp;
 	bool lost = false;
+
+	pp.reads = reads;
 
 	std::vector<uint64_t> warm = pp.rounds(30);
 	// steady: every round trip two delays and two replies, none probed
@@ -212,6 +232,19 @@ TEST(TailLoss, ALostReplyIsResentAfterAboutOneAnswerTime)
 {
 	auto [lossy, clean] = lose_one(1);
 
+	EXPECT_GT(lossy, clean);
+	EXPECT_LE(lossy, 2 * clean + clean / 2) << "lossless " << clean;
+}
+
+// [REL-10] [OPS-2] ib_read_lat: the READ request is lost. It asks for no
+// ACK (its response acknowledges it), but its response is its answer: the
+// answer timeout resends it as it does an unanswered ping
+TEST(TailLoss, ALostReadRequestIsResentAfterAboutOneAnswerTime)
+{
+	auto [lossy, clean] = lose_one(0, true);
+
+	printf("  READ round trip %llu us lossless, %llu us with the request lost\n",
+	       (unsigned long long)(clean / us), (unsigned long long)(lossy / us));
 	EXPECT_GT(lossy, clean);
 	EXPECT_LE(lossy, 2 * clean + clean / 2) << "lossless " << clean;
 }
