@@ -324,6 +324,10 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		mrc_rx_fail(xp, pkt, MRC_NAK_SEQ, IB_EVENT_QP_FATAL, out);
 		goto put;
 	}
+	/* [OPS-2] asked again: the response may be lost ([REL-10]) */
+	if (v == MRC_RX_DUP && (pkt->type == MRC_PKT_READ_REQ ||
+				pkt->type == MRC_PKT_ATOMIC))
+		mrc_conn_tx_asked_again(&xp->conn, now);
 	if (v != MRC_RX_NEW)
 		goto put;
 	mrc_share_note(xp->dev, &xp->conn.share_seen, now);

@@ -174,6 +174,23 @@ void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn)
 	}
 }
 
+void mrc_conn_tx_asked_again(struct mrc_conn *c, u64 now)
+{
+	u32 i;
+
+	for (i = 0; i < c->cfg.npaths; i++) {
+		struct mrc_path_tx *tx = &c->path[i].tx;
+		u32 t;
+
+		if (!tx->inflight_pkts)
+			continue;
+		t = mrc_path_tx_cookie(tx, tx->snd_nxt - 1);
+		if (t - c->tx_una < c->tx_nxt - c->tx_una &&
+		    txmsg(c, segent(c, t)->msn)->response)
+			mrc_path_tx_probe_now(tx, now);
+	}
+}
+
 void mrc_conn_tx_answered(struct mrc_conn *c, u32 msn, u64 now)
 {
 	u32 i;

@@ -301,6 +301,14 @@ void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn);
 void mrc_conn_tx_answered(struct mrc_conn *c, u32 msn, u64 now);
 
 /*
+ * [OPS-2] A request of the peer that we answered came again (its sender's
+ * answer timeout, [REL-10]): the response may be lost. The newest
+ * unacknowledged segment of each response in flight is probed now, as a
+ * PTO would.
+ */
+void mrc_conn_tx_asked_again(struct mrc_conn *c, u64 now);
+
+/*
  * Message @msn, just posted, answers a request of the peer (a READ or
  * ATOMIC response): it does not ask for an ACK at its end ([REL-14]), and
  * a backlog of mostly responses keeps keep_home_resp at home ([CC-13]).

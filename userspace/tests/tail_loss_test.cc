@@ -120,6 +120,9 @@ private:
 			// [OPS-2] the response answers the READ, as rx.c says
 			if (reads && a.to == 0 && v == MRC_RX_NEW)
 				mrc_conn_tx_answered(to, read_msn_, now_);
+			// ... and a repeated READ asks for the response again
+			if (reads && a.to == 1 && v == MRC_RX_DUP)
+				mrc_conn_tx_asked_again(to, now_);
 		}
 		for (int i = 0; i < 2; i++) {
 			while (mrc_conn_rx_poll(side(i), &done)) {
@@ -244,6 +247,20 @@ TEST(TailLoss, ALostReadRequestIsResentAfterAboutOneAnswerTime)
 	auto [lossy, clean] = lose_one(0, true);
 
 	printf("  READ round trip %llu us lossless, %llu us with the request lost\n",
+	       (unsigned long long)(clean / us), (unsigned long long)(lossy / us));
+	EXPECT_GT(lossy, clean);
+	EXPECT_LE(lossy, 2 * clean + clean / 2) << "lossless " << clean;
+}
+
+// ... or its response is: the requester's answer timeout resends the
+// request, and the repeated request makes the responder resend what of
+// the response is still unacknowledged, as IB responders execute a
+// repeated READ again
+TEST(TailLoss, ALostReadResponseIsResentAfterAboutOneAnswerTime)
+{
+	auto [lossy, clean] = lose_one(1, true);
+
+	printf("  READ round trip %llu us lossless, %llu us with the response lost\n",
 	       (unsigned long long)(clean / us), (unsigned long long)(lossy / us));
 	EXPECT_GT(lossy, clean);
 	EXPECT_LE(lossy, 2 * clean + clean / 2) << "lossless " << clean;
