@@ -215,6 +215,20 @@ std::pair<uint64_t, uint64_t> lose_one(int lose_side, bool reads = false)
 	return {rt.front(), warm.back()};
 }
 
+// One message of side @lose_side lost once costs its round trip about one
+// answer time more than a lossless one, not the silence rule's 4 ms and
+// more (@what: the message, for the log).
+void costs_about_one_answer_time(int lose_side, bool reads, const char *what)
+{
+	auto [lossy, clean] = lose_one(lose_side, reads);
+
+	printf("  round trip %llu us lossless, %llu us with the %s lost\n",
+	       (unsigned long long)(clean / us), (unsigned long long)(lossy / us),
+	       what);
+	EXPECT_GT(lossy, clean);
+	EXPECT_LE(lossy, 2 * clean + clean / 2) << "lossless " << clean;
+}
+
 } // namespace
 
 // [REL-10] the ping (a message that asked for an ACK and that nothing
@@ -222,10 +236,7 @@ std::pair<uint64_t, uint64_t> lose_one(int lose_side, bool reads = false)
 // costs about one answer time more, not the silence rule's 4 ms and more
 TEST(TailLoss, ALostRequestIsResentAfterAboutOneAnswerTime)
 {
-	auto [lossy, clean] = lose_one(0);
-
-	EXPECT_GT(lossy, clean);
-	EXPECT_LE(lossy, 2 * clean + clean / 2) << "lossless " << clean;
+	costs_about_one_answer_time(0, false, "ping");
 }
 
 // [REL-10] the reply is lost, and with it the answer that rode it: both
@@ -233,10 +244,7 @@ TEST(TailLoss, ALostRequestIsResentAfterAboutOneAnswerTime)
 // answer time more
 TEST(TailLoss, ALostReplyIsResentAfterAboutOneAnswerTime)
 {
-	auto [lossy, clean] = lose_one(1);
-
-	EXPECT_GT(lossy, clean);
-	EXPECT_LE(lossy, 2 * clean + clean / 2) << "lossless " << clean;
+	costs_about_one_answer_time(1, false, "reply");
 }
 
 // [REL-10] [OPS-2] ib_read_lat: the READ request is lost. It asks for no
@@ -244,12 +252,7 @@ TEST(TailLoss, ALostReplyIsResentAfterAboutOneAnswerTime)
 // answer timeout resends it as it does an unanswered ping
 TEST(TailLoss, ALostReadRequestIsResentAfterAboutOneAnswerTime)
 {
-	auto [lossy, clean] = lose_one(0, true);
-
-	printf("  READ round trip %llu us lossless, %llu us with the request lost\n",
-	       (unsigned long long)(clean / us), (unsigned long long)(lossy / us));
-	EXPECT_GT(lossy, clean);
-	EXPECT_LE(lossy, 2 * clean + clean / 2) << "lossless " << clean;
+	costs_about_one_answer_time(0, true, "READ request");
 }
 
 // ... or its response is: the requester's answer timeout resends the
@@ -258,12 +261,7 @@ TEST(TailLoss, ALostReadRequestIsResentAfterAboutOneAnswerTime)
 // repeated READ again
 TEST(TailLoss, ALostReadResponseIsResentAfterAboutOneAnswerTime)
 {
-	auto [lossy, clean] = lose_one(1, true);
-
-	printf("  READ round trip %llu us lossless, %llu us with the response lost\n",
-	       (unsigned long long)(clean / us), (unsigned long long)(lossy / us));
-	EXPECT_GT(lossy, clean);
-	EXPECT_LE(lossy, 2 * clean + clean / 2) << "lossless " << clean;
+	costs_about_one_answer_time(1, true, "READ response");
 }
 
 // [REL-10] the answer timeout: timed from the answers, armed by a request,
