@@ -247,6 +247,18 @@ void mrc_path_tx_answered(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg
 	arm_pto(tx, cfg, now);
 }
 
+void mrc_path_tx_probe_now(struct mrc_path_tx *tx, u64 now)
+{
+	u64 rtt = tx->srtt_ns ? tx->srtt_ns : tx->rto_ns;
+
+	if (!tx->inflight_pkts ||
+	    mrc_path_stamp(now) - slot_of(tx, tx->snd_nxt - 1)->sent <
+	    mrc_path_stamp(rtt))
+		return;
+	if (!tx->pto_deadline || tx->pto_deadline > now)
+		tx->pto_deadline = now;
+}
+
 /* RFC 6298 (2.2, 2.3) with G = 0: the timer granularity is the caller's. */
 static void rtt_sample(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 		       u64 r)

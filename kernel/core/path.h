@@ -246,14 +246,13 @@ void mrc_path_tx_answered(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg
 			  u64 now, u32 psn);
 
 /*
- * [REL-10] The PTO falls due now, if anything is in flight: the peer
- * showed that what it should have received by now may be lost.
+ * [REL-10] The peer showed that what it should have received by now may
+ * be lost (it asked again): the PTO falls due now, if anything is in
+ * flight and the newest packet left a round trip ago or more. A newer
+ * one crossed the question; and a peer that keeps asking gets one probe
+ * per round trip, not one per question.
  */
-static inline void mrc_path_tx_probe_now(struct mrc_path_tx *tx, u64 now)
-{
-	if (tx->inflight_pkts && (!tx->pto_deadline || tx->pto_deadline > now))
-		tx->pto_deadline = now;
-}
+void mrc_path_tx_probe_now(struct mrc_path_tx *tx, u64 now);
 
 /* The cookie packet @psn carried, if the window still holds it. */
 static inline u32 mrc_path_tx_cookie(const struct mrc_path_tx *tx, u32 psn)

@@ -264,6 +264,27 @@ TEST(TailLoss, ALostReadResponseIsResentAfterAboutOneAnswerTime)
 	costs_about_one_answer_time(1, true, "READ response");
 }
 
+// [REL-10] a repeated request probes what is in flight once per round
+// trip at most: a packet sent since crossed the question, and a peer
+// that keeps asking must not make us resend one packet per question
+TEST(TailLoss, ARepeatedRequestProbesOncePerRoundTrip)
+{
+	mrc_path_cfg cfg;
+	mrc_path_tx tx;
+
+	mrc_path_cfg_default(&cfg);
+	mrc_path_tx_init(&tx, &cfg, 0);
+	tx.srtt_ns = 200 * us;
+	mrc_path_tx_probe_now(&tx, 1000 * us);
+	EXPECT_EQ(tx.pto_deadline, 0u);			// nothing in flight
+	mrc_path_tx_send(&tx, &cfg, 1000 * us, 1, 100);
+	uint64_t due = tx.pto_deadline;
+	mrc_path_tx_probe_now(&tx, 1100 * us);
+	EXPECT_EQ(tx.pto_deadline, due);		// sent 100 us ago
+	mrc_path_tx_probe_now(&tx, 1300 * us);
+	EXPECT_EQ(tx.pto_deadline, 1300 * us);		// a round trip ago
+}
+
 // [REL-10] the answer timeout: timed from the answers, armed by a request,
 // doubled per probe without progress, reset by progress
 TEST(TailLoss, AnswerTimeoutFromAnswersDoubledPerProbe)
