@@ -19,7 +19,7 @@
 #     (restrack planeN_tx on a, planeN_rx on b, and eth1's own netdev
 #     counters on both guests).
 #  3. Plane 1's link is cut on both ends (QEMU set_link l1 off) while the
-#     stream runs: its paths fail ([PATH-5]), 2 MiB more are acknowledged
+#     stream runs: its paths fail ([PATH-5]), 4 MiB more are acknowledged
 #     over plane 0 alone, no QP error. The link comes back: plane 1
 #     carries data again (b receives on it), the stream goes on.
 #  4. The stream ends with every byte checked on the side that received it.
