@@ -149,7 +149,7 @@ struct mrc_tx_msg {
 	u16 stream;
 	u8 state;
 	bool all_sent;
-	bool no_end_ack;	/* mrc_conn_tx_no_end_ack(), a response */
+	bool no_end_ack;	/* a request or a response: no ACK_REQ at its end */
 	bool awaits_answer;	/* mrc_conn_tx_no_end_ack(): a request */
 	bool response;		/* mrc_conn_tx_response() */
 };
@@ -287,9 +287,10 @@ bool mrc_conn_tx_post(struct mrc_conn *c, u32 stream, u32 len, u64 cookie,
 		      u32 *msn);
 
 /*
- * [REL-14] Message @msn's end asks for no ACK of its own: it will be
- * answered (a READ or ATOMIC request), and the answer proves it arrived;
- * or nobody waits for its completion (a response).
+ * [REL-14] Message @msn is a READ or ATOMIC request: its end asks for no
+ * ACK of its own, as its response proves it arrived and answers it
+ * ([REL-10], mrc_conn_tx_answered()). A response is marked by
+ * mrc_conn_tx_response() instead.
  */
 void mrc_conn_tx_no_end_ack(struct mrc_conn *c, u32 msn);
 
