@@ -132,7 +132,7 @@ static void mrc_rx_probe(struct mrc_xp *xp, const struct mrc_pkt *in,
  * Counted per device; an end that does not speak HELLO drops it as the
  * unknown type it is to an older peer.
  */
-static void mrc_rx_hello(struct mrc_xp *xp, const struct mrc_pkt *pkt,
+static void mrc_rx_hello(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 			 int plane, enum ib_qp_state state,
 			 struct sk_buff_head *out)
 {
@@ -164,6 +164,12 @@ static void mrc_rx_hello(struct mrc_xp *xp, const struct mrc_pkt *pkt,
 	}
 	if (had == 1 && mrc_hello_nplanes(&xp->hello) > 1)
 		mrc_stat_inc(xp->dev, MRC_STAT_PLANES_NEGOTIATED);
+	/* [PATH-1] the paths a silent peer would not have taken */
+	if (xp->hello.peer_known && xp->live &&
+	    mrc_conn_open_paths(&xp->conn,
+				min_t(u32, xp->want_paths,
+				      xp->hello.peer.max_paths), now))
+		mrc_stat_inc(xp->dev, MRC_STAT_PATHS_OPENED);
 }
 
 /*
@@ -527,7 +533,7 @@ take:
 		mrc_rx_probe(xp, pkt, out);
 		break;
 	case MRC_PKT_HELLO:
-		mrc_rx_hello(xp, pkt, plane, state, out);
+		mrc_rx_hello(xp, now, pkt, plane, state, out);
 		break;
 	default:
 		mrc_rx_data(xp, now, pkt, skb, ce, out);

@@ -93,9 +93,10 @@ void mrc_xp_paths_note(const struct mrc_xp *xp, struct mrc_xp_paths_was *was)
 	was->fails = xp->conn.stats.path_fails;
 	was->moves = xp->conn.stats.path_moves;
 	was->traced = trace_mrc_path_state_enabled();
+	was->npaths = xp->conn.cfg.npaths;
 	if (!was->traced)
 		return;
-	for (i = 0; i < xp->conn.cfg.npaths; i++) {
+	for (i = 0; i < was->npaths; i++) {
 		was->state[i] = xp->conn.path[i].state;
 		was->sport[i] = xp->conn.path[i].sport;
 	}
@@ -111,7 +112,7 @@ void mrc_xp_count_paths(struct mrc_xp *xp, const struct mrc_xp_paths_was *was)
 		     xp->conn.stats.path_moves - was->moves);
 	if (!was->traced)
 		return;
-	for (i = 0; i < xp->conn.cfg.npaths; i++) {
+	for (i = 0; i < was->npaths; i++) {
 		const struct mrc_path *p = &xp->conn.path[i];
 
 		if (p->state != was->state[i] || p->sport != was->sport[i])

@@ -101,7 +101,7 @@ MODULE_PARM_DESC(keep_home_resp,
 static uint npaths = 4;
 module_param(npaths, uint, 0444);
 MODULE_PARM_DESC(npaths,
-		 "paths (UDP source ports) this end sends a connection on, 1-8; the peer takes any count ([PATH-1])");
+		 "paths (UDP source ports) this end sends a connection on, 1-32; more than 8 once the peer's HELLO says it takes them ([PATH-1])");
 
 static uint ack_every = 32;
 module_param(ack_every, uint, 0644);
@@ -333,7 +333,10 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 * bits are ours to set.
 	 */
 	xp->dscp_data = a->av.traffic_class >> 2 ? : MRC_WIRE_DSCP_DATA;
-	mrc_conn_cfg_default(&cfg, clamp_t(u32, npaths, 1, MRC_MAX_PATHS), mss);
+	/* [PATH-1] more than a silent peer takes only once its HELLO says so */
+	xp->want_paths = clamp_t(u32, READ_ONCE(npaths), 1, MRC_MAX_PATHS);
+	mrc_conn_cfg_default(&cfg, min_t(u32, xp->want_paths,
+					 MRC_PATHS_UNANNOUNCED), mss);
 	cfg.pkt_max = max(mrc_xp_pkt_room(xp) / mss, 1U) * mss;
 	/* exactly, not in segments: a bundle may fill it ([ENC-13]) */
 	cfg.rx_max = max(mrc_xp_pkt_room(xp), cfg.pkt_max);
@@ -473,6 +476,8 @@ static void mrc_xp_modified(struct mrc_qp *qp, int mask, enum ib_qp_state old)
 		if (!xp->live || old != IB_QPS_RTR || xp->conn.stats.tx_segs)
 			break;
 		xp->tx_cookie = qp->attr.sq_psn;
+		/* and paths opened later ([PATH-1]) start there too */
+		xp->conn.cfg.tx_isn = xp->tx_cookie;
 		for (i = 0; i < xp->conn.cfg.npaths; i++)
 			mrc_path_tx_init(&xp->conn.path[i].tx,
 					 &xp->conn.cfg.path, xp->tx_cookie);

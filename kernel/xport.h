@@ -142,6 +142,7 @@ struct mrc_xp {
 	/* [PKT-92] the HELLO exchange and the planes it opened ([PATH-8]) */
 	struct mrc_hello_state hello;
 	bool hello_on;			/* we speak HELLO (module parameter) */
+	u8 want_paths;			/* npaths at creation ([PATH-1]) */
 	u32 plane_id[MRC_PLANES_MAX];	/* our planes' ids when we offered */
 	u8 ack_plane[MRC_MAX_PATHS];	/* the plane the peer's path i came on */
 	u64 plane_rx[MRC_PLANES_MAX];	/* packets taken, by plane */
@@ -192,6 +193,7 @@ struct mrc_xp_paths_was {
 	u64 fails;
 	u64 moves;
 	bool traced;
+	u32 npaths;			/* a HELLO may open more meanwhile */
 	u8 state[MRC_MAX_PATHS];
 	u16 sport[MRC_MAX_PATHS];
 };

@@ -6,12 +6,14 @@
  * reading tool chooses (iproute2: a page). An entry that does not fit is
  * not skipped: nldev ends the dump there, so that QP and every QP after it
  * vanish from the listing. So the table comes in two parts. The summary
- * (the connection, the planes, a few numbers per path) is sized to fit with
- * MRC_MAX_PATHS paths, and an entry that cannot hold it is retried in the
- * next message, as nldev does. The detail (cookies, queue indexes, each
- * path's sequence numbers and timers: what a hang is understood from) is
- * added while there is room; what did not fit is dropped whole, group by
- * group, and detail_omitted says how many groups that was.
+ * (the connection, the planes, a few numbers per path of the first
+ * MRC_RES_PATHS) is sized to fit, and an entry that cannot hold it is
+ * retried in the next message, as nldev does. The rest (the same numbers
+ * of paths above those: up to MRC_MAX_PATHS would not fit a page; then
+ * cookies, queue indexes, each path's sequence numbers and timers: what a
+ * hang is understood from) is added while there is room; what did not fit
+ * is dropped whole, group by group, and detail_omitted says how many
+ * groups that was.
  */
 
 #include <rdma/restrack.h>
@@ -22,6 +24,9 @@
 /* detail_omitted's attributes (name string and u64) */
 #define MRC_RES_ROOM	(nla_total_size(sizeof("detail_omitted")) + \
 			 nla_total_size_64bit(sizeof(u64)))
+
+/* Paths whose summary row is always there. */
+#define MRC_RES_PATHS	MRC_PATHS_UNANNOUNCED
 
 struct mrc_res_val {
 	const char *name;
@@ -60,6 +65,36 @@ static u64 mrc_res_in(u64 at, u64 now)
 	return at ? at - now : 0;
 }
 
+/* A path's few numbers: state, route, traffic. */
+static int mrc_res_path_row(struct sk_buff *msg, const struct mrc_xp *xp,
+			    const struct mrc_path *p)
+{
+	static const char * const names[] = {
+		"state", "sport", "plane", "sent", "acked", "lost", "srtt_us",
+		"cwnd", "reentropies", "repaths", "ack_sport",
+	};
+	const struct mrc_path_tx *tx = &p->tx;
+	const u64 v[] = {
+		p->state, p->sport, mrc_hello_plane_of(&xp->hello, p->id),
+		tx->sent_pkts, tx->acked_pkts, mrc_path_tx_lost(tx),
+		div_u64(tx->srtt_ns, 1000), p->cc.cwnd, p->reentropies,
+		p->repaths, p->rx.peer_sport,
+	};
+
+	BUILD_BUG_ON(ARRAY_SIZE(names) != ARRAY_SIZE(v));
+	return mrc_res_put_path(msg, p->id, names, v, ARRAY_SIZE(v));
+}
+
+/* Paths that carried data the peer acknowledged ([PATH-1]: opened ones too). */
+static u32 mrc_res_paths_acked(const struct mrc_conn *c)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < c->cfg.npaths; i++)
+		n += !!c->path[i].tx.acked_pkts;
+	return n;
+}
+
 static int mrc_res_summary(struct sk_buff *msg, const struct mrc_xp *xp)
 {
 	const struct mrc_hello_state *h = &xp->hello;
@@ -81,10 +116,6 @@ static int mrc_res_summary(struct sk_buff *msg, const struct mrc_xp *xp)
 		{ "plane3_tx", xp->plane_tx[3] },
 		{ "plane3_rx", xp->plane_rx[3] },
 	};
-	static const char * const pnames[] = {
-		"state", "sport", "plane", "sent", "acked", "lost", "srtt_us",
-		"cwnd", "reentropies", "repaths", "ack_sport",
-	};
 	u32 i;
 	int err;
 
@@ -99,6 +130,8 @@ static int mrc_res_summary(struct sk_buff *msg, const struct mrc_xp *xp)
 			{ "msn_una", c->msn_una },
 			{ "msn_nxt", c->msn_nxt },
 			{ "rq_len", c->rq_tail - c->rq_head },
+			{ "paths", c->cfg.npaths },
+			{ "paths_acked", mrc_res_paths_acked(c) },
 			{ "tx_segs", c->stats.tx_segs },
 			{ "tx_resends", c->stats.tx_resends },
 			{ "rx_new", c->stats.rx_new },
@@ -108,19 +141,8 @@ static int mrc_res_summary(struct sk_buff *msg, const struct mrc_xp *xp)
 
 		err = mrc_res_put(msg, cv, ARRAY_SIZE(cv));
 	}
-	for (i = 0; !err && i < c->cfg.npaths; i++) {
-		const struct mrc_path *p = &c->path[i];
-		const struct mrc_path_tx *tx = &p->tx;
-		const u64 pv[] = {
-			p->state, p->sport, mrc_hello_plane_of(h, i),
-			tx->sent_pkts, tx->acked_pkts, mrc_path_tx_lost(tx),
-			div_u64(tx->srtt_ns, 1000), p->cc.cwnd, p->reentropies,
-			p->repaths, p->rx.peer_sport,
-		};
-
-		BUILD_BUG_ON(ARRAY_SIZE(pnames) != ARRAY_SIZE(pv));
-		err = mrc_res_put_path(msg, p->id, pnames, pv, ARRAY_SIZE(pv));
-	}
+	for (i = 0; !err && i < min_t(u32, c->cfg.npaths, MRC_RES_PATHS); i++)
+		err = mrc_res_path_row(msg, xp, &c->path[i]);
 	return err;
 }
 
@@ -181,9 +203,20 @@ static bool mrc_res_detail(struct sk_buff *msg, const struct mrc_xp *xp,
 		*err = mrc_res_put(msg, v, ARRAY_SIZE(v));
 		return true;
 	}
-	if (g - 2 >= c->cfg.npaths)
+	g -= 2;
+	/* the summary rows of the paths above MRC_RES_PATHS ... */
+	if (c->cfg.npaths > MRC_RES_PATHS) {
+		if (g < c->cfg.npaths - MRC_RES_PATHS) {
+			*err = mrc_res_path_row(msg, xp,
+						&c->path[MRC_RES_PATHS + g]);
+			return true;
+		}
+		g -= c->cfg.npaths - MRC_RES_PATHS;
+	}
+	/* ... then each path's detail */
+	if (g >= c->cfg.npaths)
 		return false;
-	p = &c->path[g - 2];
+	p = &c->path[g];
 	{
 		const struct mrc_path_tx *tx = &p->tx;
 		const struct mrc_path_rx *rx = &p->rx;

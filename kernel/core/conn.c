@@ -59,6 +59,20 @@ void mrc_conn_cfg_default(struct mrc_conn_cfg *cfg, u32 npaths, u32 mss)
 	mrc_sched_cfg_default(&cfg->sched);
 }
 
+static void path_open(struct mrc_conn *c, u32 i, u64 now)
+{
+	struct mrc_path *p = &c->path[i];
+
+	p->id = (u8)i;
+	mrc_path_tx_init(&p->tx, &c->cfg.path, c->cfg.tx_isn);
+	mrc_cc_path_init(&p->cc, &c->cfg.cc, now);
+	p->sport = mrc_sched_new_sport(&c->sched, &c->cfg.sched, c->path, i);
+	/* [PATH-2] connection setup (or the peer's HELLO) proved it reachable */
+	p->state = MRC_PATH_ACTIVE;
+	p->state_since = now;
+	p->vtime = c->sched.vnow;
+}
+
 bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 {
 	u32 i;
@@ -83,17 +97,8 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	for (i = 0; i < MRC_MAX_PATHS; i++)
 		mrc_path_rx_init(&c->path[i].rx, cfg->rx_isn);
 	c->rx_npaths = cfg->npaths;
-	for (i = 0; i < cfg->npaths; i++) {
-		struct mrc_path *p = &c->path[i];
-
-		p->id = (u8)i;
-		mrc_path_tx_init(&p->tx, &cfg->path, cfg->tx_isn);
-		mrc_cc_path_init(&p->cc, &cfg->cc, now);
-		p->sport = mrc_sched_new_sport(&c->sched, &cfg->sched, c->path, i);
-		/* [PATH-2] connection setup proved the peer reachable */
-		p->state = MRC_PATH_ACTIVE;
-		p->state_since = now;
-	}
+	for (i = 0; i < cfg->npaths; i++)
+		path_open(c, i, now);
 	c->rack_mult = 1;
 	c->msn_una = cfg->tx_msn;
 	c->msn_nxt = cfg->tx_msn;
@@ -102,6 +107,21 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	c->tx_pkt = cfg->mss;
 	c->rx_msn_head = cfg->rx_msn;
 	c->msn_ack_sent = cfg->rx_msn;
+	return true;
+}
+
+bool mrc_conn_open_paths(struct mrc_conn *c, u32 npaths, u64 now)
+{
+	u32 i;
+
+	npaths = mrc_min_u32(npaths, MRC_MAX_PATHS);
+	if (npaths <= c->cfg.npaths)
+		return false;
+	for (i = c->cfg.npaths; i < npaths; i++)
+		path_open(c, i, now);
+	c->cfg.npaths = npaths;
+	c->cc.npaths = npaths;
+	c->rx_npaths = mrc_max_u32(c->rx_npaths, npaths);
 	return true;
 }
 

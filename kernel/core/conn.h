@@ -36,7 +36,15 @@
 extern "C" {
 #endif
 
-#define MRC_MAX_PATHS		8
+/*
+ * [PATH-1] Path ids a receiver takes and a connection may send on. A peer
+ * that has not said otherwise in its HELLO takes MRC_PATHS_UNANNOUNCED.
+ * Each path costs about 3.6 KiB of connection state (its window of
+ * MRC_PATH_WND slots) whether it sends or not: 32 make a wide fabric's
+ * planes usable (several routes per plane) at ~150 KiB a connection.
+ */
+#define MRC_MAX_PATHS		32
+#define MRC_PATHS_UNANNOUNCED	8
 #define MRC_MAX_STREAMS		8
 /* Messages in progress per connection and direction: the MSN window. */
 #define MRC_CONN_MSGS		64
@@ -275,6 +283,14 @@ static inline u32 mrc_conn_nsegs(u32 len, u32 mss)
 
 /* Returns false if @cfg is out of range. */
 bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now);
+
+/*
+ * [PATH-1] Send on @npaths paths (at most MRC_MAX_PATHS) from now on: the
+ * peer announced that it takes them. The new paths start as the first ones
+ * did, active, at the direction's initial PSN (cfg.tx_isn). Paths are never
+ * closed: returns false, changing nothing, unless @npaths adds some.
+ */
+bool mrc_conn_open_paths(struct mrc_conn *c, u32 npaths, u64 now);
 
 /* ---- sender ---- */
 

@@ -4,10 +4,17 @@
 # A QP's entry, with what the driver adds, must fit in one netlink dump
 # message (iproute2 reads a page): nldev ends the dump at an entry that does
 # not, and that QP and every QP after it vanish from the listing. For npaths
-# 8 (MRC_MAX_PATHS) and 1, two verified streams run between the guests, and
-# in both guests both RC QPs must be listed, plain and with -dd, with every
-# path's summary (p<N>_state .. p<N>_ack_sport), and a's data acknowledged on
-# the last path; then both streams end with every byte checked.
+# 32 (MRC_MAX_PATHS), 8 and 1, two verified streams run between the guests,
+# and in both guests both RC QPs must be listed, plain and with -dd, with the
+# summary (p<N>_state .. p<N>_ack_sport) of each of the first 8 paths, and
+# a's data acknowledged on the last of those; then both streams end with
+# every byte checked.
+#
+# [PATH-1] a connection sends on more than 8 paths only once the peer's
+# HELLO says it takes them: with npaths 32 on both ends the HELLO opens all
+# 32 (paths 32, paths_opened counted) and a's data is acknowledged on every
+# one of them (paths_acked 32); with b not speaking HELLO (hello=0) both
+# stay at 8 and nothing is opened.
 set -euo pipefail
 # shellcheck source=lib/link.bash
 . "$(dirname "$0")/lib/link.bash"
@@ -23,7 +30,7 @@ up() {
 	[ -x "$TOOL" ] || fail "no $TOOL (make userspace)"
 	mrc_delete_all
 	rmmod metaroce
-	modprobe metaroce npaths="$1"
+	modprobe metaroce npaths="$1" hello="${2:-1}"
 	rdma link add mrc0 type metaroce netdev eth0
 	wait_until "mrc0 ACTIVE" port_is mrc0 "4: ACTIVE"
 	rm -f "$STOP"
@@ -57,21 +64,35 @@ both_listed() {
 	[ "$n" = 2 ]
 }
 
+# drv_KEY of each RC QP's -dd entry, one per line
+drv_values() { rc_lines -dd | awk -v k="drv_$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+
+# both QPs: drv_KEY is N
+both_are() { [ "$(drv_values "$1" | grep -cx "$2")" = 2 ]; }
+
+opened() { rdma statistic show link mrc0/1 | grep -o 'paths_opened [0-9]*' | awk '{ print $2 }'; }
+
+# check_entries NPATHS PATHS OPENED: the listing as the header says, and
+# the device's paths_opened counter
 check_entries() {
-	local npaths=$1 line i k
+	local npaths=$1 paths=$2 want_opened=$3 rows line i k
+	rows=$((paths < 8 ? paths : 8))
 	while read -r line; do
-		for ((i = 0; i < npaths; i++)); do
+		for ((i = 0; i < rows; i++)); do
 			for k in $SUMMARY; do
 				grep -q " drv_p${i}_$k [0-9]" <<<"$line" ||
 					fail "p${i}_$k missing: $line"
 			done
 		done
-		! grep -q " drv_p${npaths}_" <<<"$line" || fail "a path beyond $npaths: $line"
-		for k in live error hello_answered planes tx_una msn_una; do
+		! grep -q " drv_p${paths}_" <<<"$line" || fail "a path beyond $paths: $line"
+		grep -q " drv_paths $paths " <<<"$line" || fail "not $paths paths: $line"
+		for k in live error hello_answered planes tx_una msn_una paths_acked; do
 			grep -q " drv_$k [0-9]" <<<"$line" || fail "$k missing: $line"
 		done
 	done < <(rc_lines -dd)
-	echo "  $MRC_VM: npaths $npaths: 2 RC QPs listed, each with $npaths paths' summary" \
+	[ "$(opened)" = "$want_opened" ] || fail "paths_opened $(opened), not $want_opened"
+	echo "  $MRC_VM: npaths $npaths: 2 RC QPs listed, each on $paths paths, $rows paths' summary," \
+		"paths_opened $want_opened, paths acknowledged: $(drv_values paths_acked | tr '\n' ' ')" \
 		"(detail groups left out: $(rc_lines -dd | grep -o 'drv_detail_omitted [0-9]*' |
 			awk '{ print $2 }' | tr '\n' ' '))"
 }
@@ -99,17 +120,21 @@ case_guest_cleanup() {
 
 # ----------------------------------------------------------------- host side
 case_main "$@"
-for npaths in 8 1; do
-	for vm in a b; do
-		g "$vm" up "$npaths"
-	done
+# npaths, b's hello, the paths each connection ends up on
+for run in "32 1 32" "32 0 8" "8 1 8" "1 1 1"; do
+	read -r npaths hello paths <<<"$run"
+	rows=$((paths < 8 ? paths : 8))
+	opened=$((paths > 8 ? 2 : 0))
+	g a up "$npaths"
+	g b up "$npaths" "$hello"
 	g b server
 	g a client
-	g a wait_until "a: both QPs listed, path $npaths acked" both_listed "$npaths" acked
-	g b wait_until "b: both QPs listed with path $npaths" both_listed "$npaths" sport
-	for vm in a b; do
-		g "$vm" check_entries "$npaths"
-	done
+	g a wait_until "a: both QPs listed, path $rows acked" both_listed "$rows" acked
+	g b wait_until "b: both QPs listed with path $rows" both_listed "$rows" sport
+	g a wait_until "a: data acknowledged on all $paths paths" both_are paths_acked "$paths"
+	g a check_entries "$npaths" "$paths" "$opened"
+	# b (the server) opens its paths too, if it speaks HELLO
+	g b check_entries "$npaths" "$paths" "$([ "$hello" = 1 ] && echo "$opened" || echo 0)"
 	g a stop
 	g a done_ok client
 	g b done_ok server

@@ -930,6 +930,18 @@ TEST(Conn, ProtocolViolations)
 	s = {};
 	s.msn = MRC_CONN_MSGS;	// [REL-18] beyond the message window
 	EXPECT_EQ(mrc_conn_rx_data(r.b.get(), 0, &s, nullptr), MRC_RX_INVALID);
+
+	// [PATH-1] every path id below MRC_MAX_PATHS is taken, none above
+	Pair t;
+	s = {};
+	s.total_len = 4096;
+	s.len = 4096;
+	s.path_id = MRC_MAX_PATHS - 1;
+	EXPECT_EQ(mrc_conn_rx_data(t.b.get(), 0, &s, nullptr), MRC_RX_NEW);
+	EXPECT_EQ(t.b->rx_npaths, (uint32_t)MRC_MAX_PATHS);
+	Pair u;
+	s.path_id = MRC_MAX_PATHS;
+	EXPECT_EQ(mrc_conn_rx_data(u.b.get(), 0, &s, nullptr), MRC_RX_INVALID);
 }
 
 // [ENC-25] one segment per packet until the peer's ACK says it takes more;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <set>
 
 #include "sim/sim.h"
 
@@ -494,6 +495,42 @@ TEST(Multipath, PeersWithDifferentPathCounts)
 		EXPECT_EQ(sim.receiver()->rx_npaths, std::max(pr[0], pr[1]));
 		EXPECT_GT(g, pr[0] == 1 ? 0.5 / kLinks : 0.6);
 	}
+}
+
+
+// [PATH-1] a sender starts on at most 8 paths and opens the rest when the
+// peer's HELLO says it takes them: the new paths start at the initial PSN
+// (else the receiver would drop their packets as out of window), each on a
+// port of its own, and carry data and ACKs at once; paths never close.
+TEST(Multipath, PathsOpenWhenThePeerSaysSo)
+{
+	mrc_conn_cfg a = conn_cfg();
+
+	mrc_conn_cfg_default(&a, MRC_PATHS_UNANNOUNCED, kMss);
+	a.nstreams = 4;
+	Sim sim(a, fabric(), stream(), 1);
+	mrc_conn *c = sim.sender();
+
+	run(sim, 10 * kMs);
+	for (uint32_t i = MRC_PATHS_UNANNOUNCED; i < MRC_MAX_PATHS; i++)
+		ASSERT_EQ(c->path[i].tx.sent_pkts, 0u) << "path " << i;
+	EXPECT_FALSE(mrc_conn_open_paths(c, MRC_PATHS_UNANNOUNCED, 10 * kMs));
+	EXPECT_FALSE(mrc_conn_open_paths(c, 2, 10 * kMs));
+	EXPECT_TRUE(mrc_conn_open_paths(c, MRC_MAX_PATHS + 5, 10 * kMs));
+	EXPECT_EQ(c->cfg.npaths, (uint32_t)MRC_MAX_PATHS);
+	EXPECT_FALSE(mrc_conn_open_paths(c, MRC_MAX_PATHS, 10 * kMs));
+	run(sim, 30 * kMs);
+
+	std::set<uint16_t> ports;
+	for (uint32_t i = 0; i < MRC_MAX_PATHS; i++) {
+		EXPECT_GT(c->path[i].tx.acked_pkts, 0u) << "path " << i;
+		ports.insert(c->path[i].sport);
+	}
+	EXPECT_EQ(ports.size(), (size_t)MRC_MAX_PATHS);
+	EXPECT_EQ(sim.receiver()->rx_npaths, (uint32_t)MRC_MAX_PATHS);
+	double g = share_of(sim.stats().goodput, 20 * kMs, 30 * kMs, kLinks);
+	printf("  32 paths after the first 10 ms: %.3f of 4R\n", g);
+	EXPECT_GT(g, 0.6);
 }
 
 } // namespace
