@@ -42,6 +42,9 @@ void usage(FILE *out)
 "  --rto-init-ns T              metaroce: a path's first RTO (the core's\n"
 "                               default: 5 ms, for software endpoints)\n"
 "  --rto-min-ns T               metaroce: least RTO (default 2 ms)\n"
+"  --ack-delay-ns T             metaroce: longest ACK hold (default 20 us)\n"
+"  --init-window B              metaroce: a connection's first window,\n"
+"                               shared by its paths (default 16 segments)\n"
 "  --mss B                      payload per packet (%u)\n"
 "  --roce-rto-ns T              RoCE timeout (%llu)\n"
 "  --limit-ns T                 give up at this virtual time (%llu)\n"
@@ -141,6 +144,8 @@ int main(int argc, char **argv)
 		else if (o == "--paths") sc.tc.paths = atoi(v);
 		else if (o == "--rto-init-ns") sc.tc.mrc_rto_init_ns = size_arg(v);
 		else if (o == "--rto-min-ns") sc.tc.mrc_rto_min_ns = size_arg(v);
+		else if (o == "--ack-delay-ns") sc.tc.mrc_ack_delay_ns = size_arg(v);
+		else if (o == "--init-window") sc.tc.mrc_init_window = size_arg(v);
 		else if (o == "--mss") sc.tc.mss = atoi(v);
 		else if (o == "--roce-rto-ns") sc.tc.roce_rto_ns = size_arg(v);
 		else if (o == "--limit-ns") sc.limit_ns = size_arg(v);

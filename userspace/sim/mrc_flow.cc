@@ -6,6 +6,7 @@
 #include "sim/endpoint.h"
 #include "sim/loopback.h"
 
+#include <algorithm>
 #include <deque>
 
 namespace scale {
@@ -28,6 +29,14 @@ public:
 			ca.path.rto_init_ns = tc.mrc_rto_init_ns;
 		if (tc.mrc_rto_min_ns)
 			ca.path.rto_min_ns = tc.mrc_rto_min_ns;
+		if (tc.mrc_ack_delay_ns)
+			ca.path.ack_delay_ns = tc.mrc_ack_delay_ns;
+		if (tc.mrc_init_window) {
+			// a NIC that knows its line rate may start at one BDP
+			ca.cc.conn_init_cwnd = std::max(tc.mrc_init_window, 2 * tc.mss);
+			ca.cc.init_cwnd = std::max(ca.cc.conn_init_cwnd / tc.paths,
+						   ca.cc.min_cwnd);
+		}
 		ca.seed = net.cfg().seed * 1000003 + 2 * id + 1;
 		ca.tx_isn = (uint32_t)net.rand();
 		ca.rx_isn = (uint32_t)net.rand();
