@@ -112,13 +112,18 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 
 bool mrc_conn_open_paths(struct mrc_conn *c, u32 npaths, u64 now)
 {
-	u32 i;
+	u32 i, j;
 
 	npaths = mrc_min_u32(npaths, MRC_MAX_PATHS);
 	if (npaths <= c->cfg.npaths)
 		return false;
-	for (i = c->cfg.npaths; i < npaths; i++)
+	for (i = c->cfg.npaths; i < npaths; i++) {
 		path_open(c, i, now);
+		/* [REL-10] the first timed path's round trip, if any */
+		for (j = 0; j < c->cfg.npaths; j++)
+			mrc_path_tx_borrow_rtt(&c->path[i].tx, &c->cfg.path,
+					       &c->path[j].tx, now);
+	}
 	c->cfg.npaths = npaths;
 	c->cc.npaths = npaths;
 	c->rx_npaths = mrc_max_u32(c->rx_npaths, npaths);
@@ -662,6 +667,7 @@ bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack
 	struct mrc_path *p;
 	u64 rtt = 0;
 	u32 i, ce, marked, r;
+	bool timed;
 
 	if (ack->path_id >= c->cfg.npaths ||
 	    mrc_seq_after(ack->msn_ack, c->msn_nxt)) {
@@ -673,11 +679,23 @@ bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack
 	r = (u32)now - ack->tsecr - ack->ack_delay;
 	if ((s32)r > 0)
 		rtt = r;
+	timed = p->tx.srtt_ns;
 	if (mrc_path_tx_on_ack(&p->tx, &c->cfg.path, now, &ack->sack, rtt,
 			       &ev) != MRC_ACK_OK) {
 		c->stats.acks_invalid++;
 		return false;
 	}
+	/*
+	 * [REL-10] its first own sample: lend it to the untimed paths in use
+	 * (a probing path's route is unproven: its silence must fail it)
+	 */
+	if (!timed && p->tx.srtt_ns)
+		for (i = 0; i < c->cfg.npaths; i++)
+			if (c->path[i].state == MRC_PATH_ACTIVE ||
+			    c->path[i].state == MRC_PATH_CONGESTED)
+				mrc_path_tx_borrow_rtt(&c->path[i].tx,
+						       &c->cfg.path, &p->tx,
+						       now);
 	c->stats.acks_rcvd++;
 	if (!ev.n_acked)
 		rtt = 0;	/* a repeated ACK says nothing new about delay */

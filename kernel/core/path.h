@@ -101,6 +101,9 @@ struct mrc_path_tx {
 	u32 clean_acks;		/* packets acked since the last late ack */
 	u64 srtt_ns;		/* 0: no sample yet */
 	u64 rttvar_ns;
+	/* [REL-10] another path's srtt and rttvar until the first sample */
+	u64 lent_srtt_ns;
+	u64 lent_rttvar_ns;
 	u64 min_rtt_ns;
 	u64 rto_ns;		/* current timeout, backoff included */
 	u64 rto_deadline;	/* 0: timer not armed */
@@ -319,6 +322,13 @@ void mrc_path_tx_abandon(struct mrc_path_tx *tx, struct mrc_path_events *ev);
 
 /* Forget the RTT estimate, e.g. when the path moves to a new route. */
 void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg);
+
+/*
+ * [REL-10] A path without an RTT sample of its own takes @from's (a path
+ * of the same connection that has one) until its first own sample.
+ */
+void mrc_path_tx_borrow_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+			    const struct mrc_path_tx *from, u64 now);
 
 /* ---- receiver half ---- */
 

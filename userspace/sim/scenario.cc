@@ -53,9 +53,10 @@ void print_flows(FILE *out, Net &net, uint32_t nflows)
 	for (uint32_t i = 0; out && i < nflows; i++) {
 		Flow &fl = net.flow(i);
 
-		fprintf(out, "flow=%u src=%u dst=%u bytes_rx=%llu msgs_rx=%llu msgs_tx=%llu %s%s%s\n",
+		fprintf(out, "flow=%u src=%u dst=%u bytes_rx=%llu msgs_rx=%llu msgs_tx=%llu last_rx_us=%.1f %s%s%s\n",
 			i, fl.src(), fl.dst(), (unsigned long long)fl.bytes_rx,
 			(unsigned long long)fl.msgs_rx, (unsigned long long)fl.msgs_tx,
+			fl.last_rx_ns / 1e3,
 			fl.counters().c_str(), fl.error.empty() ? "" : " error=",
 			fl.error.c_str());
 	}
@@ -148,6 +149,17 @@ Result run_scenario(const Scenario &sc)
 		}
 		for (uint32_t k = 0; k < n; k++)
 			net.flow(k).post(chunk);
+	} else if (sc.traffic == "a2a") {
+		uint64_t chunk = std::max<uint64_t>(sc.bytes / n, 1);
+
+		// each pair a connection of its own, as NCCL's all-to-all has
+		target = (chunk + sc.msg - 1) / sc.msg;
+		for (uint32_t i = 0; i < n; i++)
+			for (uint32_t k = 1; k < n; k++)
+				add(i, (i + k) % n);
+		for (uint32_t i = 0; i < net.nflows(); i++)
+			for (uint64_t m = 0; m < target; m++)
+				net.flow(i).post(std::min(sc.msg, chunk - m * sc.msg));
 	} else if (sc.traffic == "incast") {
 		uint32_t senders = std::min(sc.incast, n - 1);
 		double rtt = 2.0 * net.base_owd_ns(sc.tc.mss + 100);

@@ -9,6 +9,9 @@
 //           chunk arrived; bus bandwidth = bytes 2(N-1)/N / time
 // throughput: the bytes a host received / time / its capacity (a run cut
 // short at limit_ns: so far)
+//   a2a     all-to-all: every host sends @bytes/N to each other host, on a
+//           connection per pair (N(N-1) of them), in messages of @msg;
+//           throughput = bytes received / time / host capacity
 //   incast  @incast senders into host 0 for @duration_ns; Jain fairness of
 //           the second half and when the shares converged (in base RTTs)
 #pragma once

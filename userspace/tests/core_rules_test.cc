@@ -1116,6 +1116,108 @@ TEST(Conn, ProbedSegmentsDoNotProbeAgain)
 	EXPECT_EQ(resends, 5);
 }
 
+// [REL-10] a path not yet timed takes the first timed path's round trip:
+// its RTO falls from rto_init towards the lender's, and a PTO is armed, so
+// a tail lost on it is found in a few round trips, not at rto_init (a
+// connection over many paths sends only a few packets on each). A probing
+// path borrows nothing: its silence must fail it.
+TEST(Conn, UntimedPathsBorrowTheFirstRoundTrip)
+{
+	Pair p(4, 1024);
+	mrc_tx_seg t, first[4];
+	uint64_t now = 1000, rtt = 20000;
+	bool seen[4] = {};
+
+	p.a->path[3].state = MRC_PATH_PROBING;
+	for (int i = 0; i < 16; i++)
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 1024, i, nullptr));
+	while (mrc_conn_tx_next(p.a.get(), now, &t))
+		if (!seen[t.path_id]) {
+			seen[t.path_id] = true;
+			first[t.path_id] = t;
+		}
+	for (uint32_t i = 0; i < 4; i++) {
+		ASSERT_TRUE(seen[i]) << "path " << i;
+		EXPECT_EQ(p.a->path[i].tx.pto_deadline, 0u) << "path " << i;
+	}
+	mrc_ack_info ack = {};
+	ack.path_id = 0;
+	ack.sack.cum = first[0].psn + 1;
+	ack.tsecr = first[0].tsval;
+	ack.msn_ack = p.a->peer_msn_ack;
+	now += rtt;
+	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), now, &ack));
+	const mrc_path_tx &lender = p.a->path[0].tx;
+	ASSERT_EQ(lender.srtt_ns, rtt);
+	for (uint32_t i = 1; i < 3; i++) {
+		const mrc_path_tx &tx = p.a->path[i].tx;
+
+		EXPECT_EQ(tx.srtt_ns, 0u) << "its own estimate waits for a sample";
+		EXPECT_EQ(tx.lent_srtt_ns, rtt);
+		EXPECT_EQ(tx.rto_ns, std::max(lender.rto_ns, p.cfg.path.rto_min_ns));
+		EXPECT_LT(tx.rto_ns, p.cfg.path.rto_init_ns);
+		ASSERT_NE(tx.pto_deadline, 0u) << "path " << i;
+		EXPECT_LE(tx.pto_deadline, now + 2 * rtt + 4 * rtt / 2 +
+					   p.cfg.path.ack_delay_ns);
+	}
+	EXPECT_EQ(p.a->path[3].tx.lent_srtt_ns, 0u);
+	EXPECT_EQ(p.a->path[3].tx.pto_deadline, 0u);
+
+	// path 1's tail: its PTO resends the newest, and no path fails
+	now = p.a->path[1].tx.pto_deadline;
+	mrc_conn_on_timer(p.a.get(), now);
+	EXPECT_EQ(p.a->path[1].tx.lost_pto, 1u);
+	EXPECT_EQ(p.a->path[1].state, MRC_PATH_ACTIVE);
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), now, &t));
+	EXPECT_TRUE(t.flags & MRC_F_RETX);
+	EXPECT_EQ(p.a->error, 0u);
+}
+
+// [REL-10] a PTO probes the newest packet in flight; if more remain, the
+// next PTO, twice as late, probes the next newest: a tail of several lost
+// packets is resent one by one long before the RTO.
+TEST(Conn, PtoProbesATailOneByOne)
+{
+	Pair p(1, 1024);
+	mrc_tx_seg t, last = {};
+	uint64_t now = 1000, rtt = 20000;
+
+	// a timed path: one packet there and back
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 1024, 1, nullptr));
+	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), now, &t));
+	mrc_ack_info ack = {};
+	ack.sack.cum = t.psn + 1;
+	ack.tsecr = t.tsval;
+	ack.msn_ack = p.a->peer_msn_ack;
+	now += rtt;
+	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), now, &ack));
+	// a tail of three, all lost
+	for (int i = 0; i < 3; i++)
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 1024, 2 + i, nullptr));
+	for (int i = 0; i < 3; i++)
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), now, &last));
+	const mrc_path_tx &tx = p.a->path[0].tx;
+	uint64_t rto_at = tx.rto_deadline, prev = now, wait = 0;
+
+	ASSERT_NE(tx.pto_deadline, 0u);
+	for (int k = 1; k <= 3; k++) {
+		uint64_t at = tx.pto_deadline;
+
+		ASSERT_NE(at, 0u) << "PTO " << k;
+		ASSERT_LT(at, rto_at) << "PTO " << k;
+		EXPECT_GE(at - prev, 2 * wait) << "PTO " << k;
+		wait = at - prev;
+		prev = at;
+		mrc_conn_on_timer(p.a.get(), at);
+		EXPECT_EQ(tx.lost_pto, (uint64_t)k);
+		EXPECT_EQ(tx.rto_fired, 0u);
+		// the resend leaves; it is lost too
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), at, &t));
+		EXPECT_TRUE(t.flags & MRC_F_RETX);
+	}
+	EXPECT_EQ(p.a->error, 0u);
+}
+
 // [REL-18] the sender waits for the peer's msn_ack before message 64
 TEST(Conn, PeerMessageWindow)
 {
