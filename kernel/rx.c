@@ -20,6 +20,7 @@
 #include "metaroce.h"
 #include "ack.h"
 #include "place.h"
+#include "probe.h"
 #include "stats.h"
 #include "xport.h"
 
@@ -88,42 +89,6 @@ static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
 	skb_put(skb, hlen);
 	if (!mrc_xp_seal(xp, skb, &pkt, sport, xp->dscp_ctrl, out))
 		mrc_stat_inc(xp->dev, MRC_STAT_NAKS_SENT);
-}
-
-/*
- * [PKT-76] a PROBE REQ gets one RESP on its path, unpadded (no more
- * bytes out than came in, [SEC-7]). We send no REQs: a RESP is the
- * answer to someone else's question, and is ignored.
- */
-static void mrc_rx_probe(struct mrc_xp *xp, const struct mrc_pkt *in,
-			 struct sk_buff_head *out)
-{
-	struct mrc_pkt pkt = { };
-	struct sk_buff *skb;
-	u32 hlen;
-
-	if (in->probe.kind != MRC_PROBE_REQ)
-		return;
-	pkt.type = MRC_PKT_PROBE;
-	pkt.path_id = in->path_id;
-	pkt.tsval = (u32)ktime_get_ns();
-	pkt.cookie = mrc_ack_cookie(xp, &pkt);
-	pkt.probe.kind = MRC_PROBE_RESP;
-	pkt.probe.min_ver = MRC_WIRE_VERSION;
-	pkt.probe.max_ver = MRC_WIRE_VERSION;
-	pkt.probe.seq = in->probe.seq;
-	pkt.probe.tsecr = in->tsval;
-	pkt.probe.caps = MRC_CAP_ATOMIC | MRC_CAP_RATE_HINT;
-	pkt.probe.echo_len = in->hdr_len + in->payload_len + MRC_WIRE_ICRC_LEN;
-	hlen = mrc_wire_hdr_len(&pkt);
-	skb = mrc_xp_alloc_skb(xp, hlen + MRC_WIRE_ICRC_LEN);
-	if (!skb)
-		return;
-	skb_put(skb, hlen);
-	if (!mrc_xp_seal(xp, skb, &pkt,
-			 mrc_conn_ack_sport(&xp->conn, in->path_id),
-			 xp->dscp_ctrl, out))
-		mrc_stat_inc(xp->dev, MRC_STAT_PROBES_ANSWERED);
 }
 
 /*
@@ -530,7 +495,7 @@ take:
 		mrc_tx_on_nak(xp, pkt);
 		break;
 	case MRC_PKT_PROBE:
-		mrc_rx_probe(xp, pkt, out);
+		mrc_probe_rx(xp, now, pkt, out);
 		break;
 	case MRC_PKT_HELLO:
 		mrc_rx_hello(xp, now, pkt, plane, state, out);

@@ -58,6 +58,8 @@ static const struct rdma_stat_desc mrc_stat_descs[] = {
 	[MRC_STAT_PLANES_NEGOTIATED].name = "planes_negotiated",
 	[MRC_STAT_TX_PLANE_GONE].name = "tx_plane_gone",
 	[MRC_STAT_PATHS_OPENED].name = "paths_opened",
+	[MRC_STAT_PROBES_SENT].name = "probes_sent",
+	[MRC_STAT_PROBES_PROVED].name = "probes_proved",
 };
 
 static_assert(MRC_STAT_ACKS_FOR_WINDOW - MRC_STAT_ACKS_FOR_DELAY ==

@@ -65,6 +65,8 @@ enum mrc_stat {
 	MRC_STAT_PLANES_NEGOTIATED,	/* [PATH-8] connections using >1 plane */
 	MRC_STAT_TX_PLANE_GONE,	/* packets of a removed plane sent on plane 0 */
 	MRC_STAT_PATHS_OPENED,	/* [PATH-1] connections the peer's HELLO widened */
+	MRC_STAT_PROBES_SENT,	/* [PATH-4] PROBE REQs proving failed routes */
+	MRC_STAT_PROBES_PROVED,	/* ... answered: the path carries data again */
 	MRC_STAT_NUM
 };
 

@@ -15,6 +15,7 @@
 #include "ack.h"
 #include "metaroce.h"
 #include "place.h"
+#include "probe.h"
 #include "stats.h"
 #include "trace.h"
 #include "xport.h"
@@ -550,6 +551,8 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 	}
 	if (n == budget)
 		mrc_xp_kick(xp);
+	else
+		mrc_probe_send_reqs(xp, now, out);
 	if (xp->conn.stats.acks_rode != rode)
 		mrc_stat_add(dev, MRC_STAT_ACKS_RODE,
 			     xp->conn.stats.acks_rode - rode);

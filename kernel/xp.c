@@ -138,16 +138,20 @@ void mrc_xp_set_plane(struct sk_buff *skb, u32 plane)
 /*
  * [PATH-8] The plane @pkt leaves by: a HELLO by plane 0; the answers to
  * the peer's path i by the plane its newest packet came on (as their
- * port follows it, [PATH-11]); our data by its path's plane.
+ * port follows it, [PATH-11]); our data and PROBE REQs by its path's plane.
  */
 u32 mrc_xp_plane_for(const struct mrc_xp *xp, const struct mrc_pkt *pkt)
 {
 	switch (pkt->type) {
 	case MRC_PKT_HELLO:
 		return 0;
+	case MRC_PKT_PROBE:
+		/* a REQ proves our path on its plane; a RESP answers */
+		if (pkt->probe.kind == MRC_PROBE_REQ)
+			return mrc_hello_plane_of(&xp->hello, pkt->path_id);
+		fallthrough;
 	case MRC_PKT_ACK:
 	case MRC_PKT_NAK:
-	case MRC_PKT_PROBE:
 		return pkt->path_id < MRC_MAX_PATHS ?
 		       xp->ack_plane[pkt->path_id] : 0;
 	default:

@@ -98,6 +98,11 @@ module_param(keep_home_resp, uint, 0644);
 MODULE_PARM_DESC(keep_home_resp,
 		 "keep_home for a backlog of mostly READ and ATOMIC responses ([CC-13]); for new connections");
 
+static bool probe_reqs = true;
+module_param(probe_reqs, bool, 0644);
+MODULE_PARM_DESC(probe_reqs,
+		 "prove a failed path's new route with PROBE REQs while other paths carry the data, rather than with data ([PATH-4]); for new connections");
+
 static uint npaths = 4;
 module_param(npaths, uint, 0444);
 MODULE_PARM_DESC(npaths,
@@ -439,6 +444,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	cfg.seed = get_random_u64();
 	xp->dest_qpn = a->dest_qp_num;
 	xp->hello_on = READ_ONCE(hello);
+	cfg.probe_reqs = READ_ONCE(probe_reqs);
 	if (!mrc_conn_init(&xp->conn, &cfg, now))
 		return false;
 	mrc_xp_set_timeout(xp, a->timeout);

@@ -90,6 +90,7 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	mrc_cc_conn_init(&c->cc, &cfg->cc, now);
 	c->cc.npaths = cfg->npaths;
 	mrc_sched_init(&c->sched, cfg->seed, &cfg->sched);
+	c->sched.probe_reqs = cfg->probe_reqs;
 	/*
 	 * [PATH-1] each side picks its own number of paths: the peer's may
 	 * exceed ours, and its packets are taken on every path id there is.
@@ -107,6 +108,61 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	c->tx_pkt = cfg->mss;
 	c->rx_msn_head = cfg->rx_msn;
 	c->msn_ack_sent = cfg->rx_msn;
+	return true;
+}
+
+static bool any_path_in_use(const struct mrc_conn *c)
+{
+	u32 i;
+
+	for (i = 0; i < c->cfg.npaths; i++)
+		if (c->path[i].state == MRC_PATH_ACTIVE ||
+		    c->path[i].state == MRC_PATH_CONGESTED)
+			return true;
+	return false;
+}
+
+bool mrc_conn_probe_next(struct mrc_conn *c, u64 now, struct mrc_probe_req *req)
+{
+	u32 i;
+
+	if (!c->cfg.probe_reqs || c->error || !any_path_in_use(c))
+		return false;
+	for (i = 0; i < c->cfg.npaths; i++) {
+		struct mrc_path *p = &c->path[i];
+
+		/* one REQ at a time, and none beside a data probe */
+		if (!mrc_sched_probe_by_req(&c->sched, p) || p->probe_out ||
+		    p->tx.inflight_pkts)
+			continue;
+		p->probe_out = true;
+		p->probe_seq++;
+		/* as long as a data probe would have been given */
+		p->probe_due = now + p->tx.rto_ns;
+		p->probes_sent++;
+		req->path_id = p->id;
+		req->sport = p->sport;
+		req->seq = p->probe_seq;
+		return true;
+	}
+	return false;
+}
+
+bool mrc_conn_on_probe_resp(struct mrc_conn *c, u64 now, u32 path_id,
+			    u32 seq, u32 tsecr)
+{
+	struct mrc_path *p;
+	u32 r;
+
+	if (path_id >= c->cfg.npaths)
+		return false;
+	p = &c->path[path_id];
+	if (!p->probe_out || seq != p->probe_seq)
+		return false;
+	r = (u32)now - tsecr;
+	if ((s32)r > 0)
+		mrc_path_tx_rtt(&p->tx, &c->cfg.path, r);
+	mrc_sched_on_probe(p, true, now);
 	return true;
 }
 
@@ -1255,6 +1311,8 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 
 		if (tx_at)
 			t = mrc_min_u64(t, tx_at);
+		if (i < c->cfg.npaths && p->probe_out)
+			t = mrc_min_u64(t, p->probe_due);
 		t = mrc_min_u64(t, mrc_path_rx_ack_deadline(&p->rx, &c->cfg.path));
 	}
 	if (c->rack_deadline)
@@ -1272,6 +1330,11 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 		enum mrc_path_timer what;
 		u8 was;
 
+		/* [PATH-4] an unanswered PROBE REQ fails its path again */
+		if (p->probe_out && now >= p->probe_due) {
+			mrc_sched_on_probe(p, false, now);
+			c->stats.path_fails++;
+		}
 		what = mrc_path_tx_on_timer(&p->tx, &c->cfg.path, now, &ev);
 		if (what == MRC_TIMER_NONE)
 			continue;

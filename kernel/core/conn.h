@@ -67,6 +67,7 @@ struct mrc_conn_cfg {
 	bool rack;		/* [REL-22] loss by later deliveries on any path */
 	bool ack_resends;	/* [REL-14] a resend asks for an ACK */
 	bool answer_probe;	/* [REL-10] the answer timeout probes tails */
+	bool probe_reqs;	/* [PATH-4] PROBE REQs prove probing paths */
 	u64 reply_hold_ns;	/* [REL-24] longest wait for a reply; 0: none */
 	u64 reply_hold_min_ns;	/* ... shortest */
 	u64 reply_hold_grain_ns; /* ... its end rounded up to this; 0: exact */
@@ -283,6 +284,28 @@ static inline u32 mrc_conn_nsegs(u32 len, u32 mss)
 
 /* Returns false if @cfg is out of range. */
 bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now);
+
+/* A PROBE REQ to send ([PKT-75]): on @path_id, from @sport, with @seq. */
+struct mrc_probe_req {
+	u8 path_id;
+	u16 sport;
+	u32 seq;
+};
+
+/*
+ * [PATH-4] With cfg.probe_reqs, a probing path is proven by a PROBE REQ
+ * while another path is in use, so no data rides into a route that may be
+ * dead. Call after mrc_conn_tx_next() has nothing more; returns false when
+ * no REQ is due. The REQ carries tsval = (u32)now like any packet.
+ */
+bool mrc_conn_probe_next(struct mrc_conn *c, u64 now, struct mrc_probe_req *req);
+
+/*
+ * A PROBE RESP arrived on @path_id, echoing @seq and (in tsecr) the REQ's
+ * tsval. One the connection did not ask for is ignored (false).
+ */
+bool mrc_conn_on_probe_resp(struct mrc_conn *c, u64 now, u32 path_id,
+			    u32 seq, u32 tsecr);
 
 /*
  * [PATH-1] Send on @npaths paths (at most MRC_MAX_PATHS) from now on: the

@@ -318,6 +318,12 @@ static void rtt_sample(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 	tx->rto_ns = mrc_min_u64(rto, cfg->rto_max_ns);
 }
 
+void mrc_path_tx_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+		     u64 rtt_ns)
+{
+	rtt_sample(tx, cfg, rtt_ns);
+}
+
 static void mark_acked(struct mrc_path_tx *tx, u32 psn,
 		       struct mrc_path_events *ev, bool *progress)
 {

@@ -323,6 +323,10 @@ void mrc_path_tx_abandon(struct mrc_path_tx *tx, struct mrc_path_events *ev);
 /* Forget the RTT estimate, e.g. when the path moves to a new route. */
 void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg);
 
+/* An RTT sample that no sequenced packet carried (a PROBE's, [PATH-4]). */
+void mrc_path_tx_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
+		     u64 rtt_ns);
+
 /*
  * [REL-10] A path without an RTT sample of its own takes @from's (a path
  * of the same connection that has one) until its first own sample.

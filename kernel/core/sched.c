@@ -182,10 +182,21 @@ static bool path_in_use(const struct mrc_path *paths, u32 npaths)
 	return false;
 }
 
+/*
+ * [PATH-4] Probing path @p may carry this packet: it is new data, or a
+ * resend that no probe lost, and the route is not one to prove by a PROBE
+ * REQ; or no path is in use, and any packet probes.
+ */
+static bool probe_carries(const struct mrc_sched *s, const struct mrc_path *p,
+			  bool may_probe, bool in_use)
+{
+	return !in_use || (may_probe && !mrc_sched_probe_by_req(s, p));
+}
+
 int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		   u32 len, bool may_probe, u64 now)
 {
-	bool probes = may_probe || !path_in_use(paths, npaths);
+	bool in_use = path_in_use(paths, npaths);
 	u64 best_start = 0;
 	int best = -1;
 	u32 k;
@@ -196,11 +207,12 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 	 * without asking every path.
 	 */
 	if (sparse_stays(s, paths, npaths, len, now)) {
-		for (k = 0; probes && k < npaths; k++)
+		for (k = 0; k < npaths; k++)
 			if (paths[k].state == MRC_PATH_PROBING &&
+			    probe_carries(s, &paths[k], may_probe, in_use) &&
 			    path_may_send(&paths[k], len))
 				break;
-		if (!probes || k == npaths) {
+		if (k == npaths) {
 			struct mrc_path *p = &paths[s->last];
 
 			charge(s, p, mrc_max_u64(p->vtime, s->vnow), len);
@@ -219,7 +231,8 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		 * packet that may not probe and a path in use to carry it
 		 */
 		if (!path_may_send(p, len) ||
-		    (p->state == MRC_PATH_PROBING && !probes))
+		    (p->state == MRC_PATH_PROBING &&
+		     !probe_carries(s, p, may_probe, in_use)))
 			continue;
 		if (p->state == MRC_PATH_PROBING) {
 			best = (int)i;
@@ -267,6 +280,9 @@ static void set_state(struct mrc_path *p, u8 state, u64 now)
 	if (p->state != state) {
 		p->state = state;
 		p->state_since = now;
+		/* a PROBE REQ proves a probing path, or nothing */
+		p->probe_out = false;
+		p->probe_due = 0;
 	}
 }
 
@@ -482,6 +498,20 @@ void mrc_sched_on_rto(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
 		fail(p, MRC_FAIL_PROBE, now);
 	else if (p->tx.retries >= cfg->fail_rtos)
 		fail(p, MRC_FAIL_RTO, now);
+}
+
+void mrc_sched_on_probe(struct mrc_path *p, bool answered, u64 now)
+{
+	if (p->state != MRC_PATH_PROBING)
+		return;
+	if (!answered) {
+		fail(p, MRC_FAIL_PROBE, now);
+		return;
+	}
+	p->probes_answered++;
+	p->lost_streak = 0;
+	p->fails = 0;
+	set_state(p, MRC_PATH_ACTIVE, now);
 }
 
 u64 mrc_sched_fail_hold(const struct mrc_sched_cfg *cfg,

@@ -38,10 +38,15 @@ struct mrc_path {
 	u32 rounds_seen;	/* cc.rounds when last judged ([PATH-10]) */
 	u32 slow_rounds;	/* rounds in a row judged slow ([PATH-10]) */
 	u8 fail_why;		/* enum mrc_path_fail of the last failure */
+	bool probe_out;		/* [PATH-4] a PROBE REQ awaits its RESP */
+	u32 probe_seq;		/* ... its sequence */
+	u64 probe_due;		/* ... when it counts as lost */
 	/* counters */
 	u64 reentropies;	/* new ports after failures ([PATH-7]) */
 	u64 repaths;		/* new ports for a slow route ([PATH-10]) */
 	u64 fails_silent;	/* failures by [PATH-5]'s silence rule */
+	u64 probes_sent;	/* [PATH-4] PROBE REQs */
+	u64 probes_answered;	/* ... that made the path active */
 };
 
 /* Why a path failed ([PATH-5]), for telemetry. */
@@ -83,7 +88,19 @@ struct mrc_sched {
 	u32 weight_cap;		/* [PATH-6] window counted in a weight; 0: any */
 	u64 limited_at;		/* [PATH-10] data last waited for a window */
 	u64 idle_at;		/* ... and the sender last ran out of data */
+	bool probe_reqs;	/* [PATH-4] failed routes are proven by REQs */
 };
+
+/*
+ * [PATH-4] Probing path @p waits for a PROBE REQ to prove it rather than
+ * carry data: its route failed (a move to explore or balance leaves a
+ * working plane, and data proves that one at no risk worth a round trip).
+ */
+static inline bool mrc_sched_probe_by_req(const struct mrc_sched *s,
+					  const struct mrc_path *p)
+{
+	return s->probe_reqs && p->state == MRC_PATH_PROBING && p->fails;
+}
 
 void mrc_sched_init(struct mrc_sched *s, u64 seed,
 		    const struct mrc_sched_cfg *cfg);
@@ -141,6 +158,12 @@ bool mrc_sched_on_lost(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
 /* The path's retransmission timer fired. */
 void mrc_sched_on_rto(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
 		      u64 now);
+
+/*
+ * [PATH-4] The PROBE REQ of probing path @p was answered (the path is
+ * active) or not in time (it fails again).
+ */
+void mrc_sched_on_probe(struct mrc_path *p, bool answered, u64 now);
 
 /*
  * Give failed paths that have rested a new source port and put them back

@@ -20,8 +20,10 @@
 #     counters on both guests).
 #  3. Plane 1's link is cut on both ends (QEMU set_link l1 off) while the
 #     stream runs: its paths fail ([PATH-5]), 4 MiB more are acknowledged
-#     over plane 0 alone, no QP error. The link comes back: plane 1
-#     carries data again (b receives on it), the stream goes on.
+#     over plane 0 alone, no QP error; meanwhile plane 1's paths are proven
+#     by PROBE REQs, not data ([PATH-4]: probes_sent grows). The link
+#     comes back: a REQ is answered (probes_proved grows), plane 1 carries
+#     data again (b receives on it), the stream goes on.
 #  4. The stream ends with every byte checked on the side that received it.
 #  5. Interop: b without plane 1 (del eth1): the connection negotiates but
 #     uses 1 plane, nothing leaves a by eth1; b as an end that predates
@@ -236,6 +238,8 @@ fail_tables() {
 	fail "$1 (tables above)"
 }
 fails=$(g a counter path_fails)
+reqs=$(g a counter probes_sent)
+proved=$(g a counter probes_proved)
 plane1_link off 0
 acked=$(g a qp_attr 'p*_acked')
 g a wait_until "plane 1's paths failed" counter_beyond path_fails "$fails"
@@ -244,8 +248,11 @@ g a wait_until "4 MiB more on plane 0 alone" attr_beyond 'p*_acked' $((acked + 1
 	fail_tables "the connection did not move on over plane 0"
 [ "$(g a qp_attr error)" = 0 ] || fail "a's connection failed: error $(g a qp_attr error)"
 [ "$(g b qp_attr error)" = 0 ] || fail "b's connection failed: error $(g b qp_attr error)"
-echo "  plane 1 down: path_fails $fails -> $(g a counter path_fails), acked $acked -> $(g a qp_attr 'p*_acked')"
+g a wait_until "plane 1's new routes probed by PROBE REQs" counter_beyond probes_sent "$reqs"
+echo "  plane 1 down: path_fails $fails -> $(g a counter path_fails), acked $acked -> $(g a qp_attr 'p*_acked'), PROBE REQs $reqs -> $(g a counter probes_sent)"
 plane1_link on 1
+MRC_TIMEOUT=60 g a wait_until "a PROBE REQ answered over plane 1" counter_beyond probes_proved "$proved" ||
+	fail_tables "no PROBE REQ was answered after plane 1's return"
 rx1=$(g b qp_attr plane1_rx)
 MRC_TIMEOUT=60 g b wait_until "plane 1 carries data again" attr_beyond plane1_rx $((rx1 + 200)) ||
 	fail_tables "plane 1 carried no data after its return"

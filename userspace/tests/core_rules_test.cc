@@ -1218,6 +1218,71 @@ TEST(Conn, PtoProbesATailOneByOne)
 	EXPECT_EQ(p.a->error, 0u);
 }
 
+// [PATH-4] with PROBE REQs, a failed path's new route is proven by a REQ
+// while another path carries the data: no data goes to it until the RESP
+// (the right path and sequence; others are ignored) makes it active; an
+// unanswered REQ fails it again at the path's RTO. A path that probes
+// without having failed (moved to explore) still probes with data.
+TEST(Conn, ProbeReqsProveFailedRoutes)
+{
+	Pair p(2, 1024);
+	mrc_conn *a = p.a.get();
+	mrc_probe_req req;
+	mrc_tx_seg t;
+	uint64_t now = 1000;
+
+	a->cfg.probe_reqs = true;
+	a->sched.probe_reqs = true;
+	for (int i = 0; i < 8; i++)
+		ASSERT_TRUE(mrc_conn_tx_post(a, 0, 1024, i, nullptr));
+	// path 1 failed once and came back to probe on a new port
+	a->path[1].state = MRC_PATH_PROBING;
+	a->path[1].fails = 1;
+	for (int i = 0; i < 8 && mrc_conn_tx_next(a, now, &t); i++)
+		EXPECT_EQ(t.path_id, 0u) << "data on the path to prove";
+	ASSERT_TRUE(mrc_conn_probe_next(a, now, &req));
+	EXPECT_EQ(req.path_id, 1u);
+	EXPECT_EQ(req.sport, a->path[1].sport);
+	EXPECT_FALSE(mrc_conn_probe_next(a, now, &req)) << "one REQ at a time";
+	uint64_t due = a->path[1].probe_due;
+	EXPECT_EQ(due, now + a->path[1].tx.rto_ns);
+	EXPECT_LE(mrc_conn_deadline(a), due);
+	// path 0 delivers all it carried: it stays in use
+	mrc_ack_info ack = {};
+	ack.path_id = 0;
+	ack.sack.cum = a->path[0].tx.snd_nxt;
+	ack.msn_ack = a->peer_msn_ack;
+	ASSERT_TRUE(mrc_conn_on_ack(a, now + 100, &ack));
+
+	// an answer to another question changes nothing
+	EXPECT_FALSE(mrc_conn_on_probe_resp(a, now + 10, 1, req.seq + 1, (uint32_t)now));
+	EXPECT_FALSE(mrc_conn_on_probe_resp(a, now + 10, 0, req.seq, (uint32_t)now));
+	EXPECT_FALSE(mrc_conn_on_probe_resp(a, now + 10, 7, req.seq, (uint32_t)now));
+	EXPECT_EQ(a->path[1].state, MRC_PATH_PROBING);
+	// unanswered: failed again at its RTO
+	mrc_conn_on_timer(a, due);
+	EXPECT_EQ(a->path[1].state, MRC_PATH_FAILED);
+	EXPECT_EQ(a->path[1].fail_why, MRC_FAIL_PROBE);
+	EXPECT_FALSE(a->path[1].probe_out);
+
+	// back to probing; this REQ is answered: active, timed, no error
+	a->path[1].state = MRC_PATH_PROBING;
+	now = due + 1000;
+	ASSERT_TRUE(mrc_conn_probe_next(a, now, &req));
+	EXPECT_TRUE(mrc_conn_on_probe_resp(a, now + 30000, 1, req.seq, (uint32_t)now));
+	EXPECT_EQ(a->path[1].state, MRC_PATH_ACTIVE);
+	EXPECT_EQ(a->path[1].tx.srtt_ns, 30000u);
+	EXPECT_EQ(a->path[1].probes_answered, 1u);
+	EXPECT_FALSE(mrc_conn_on_probe_resp(a, now + 40000, 1, req.seq, (uint32_t)now))
+		<< "a RESP twice";
+
+	// a path moved while working probes with data, as before
+	a->path[0].state = MRC_PATH_PROBING;
+	a->path[0].fails = 0;
+	EXPECT_FALSE(mrc_conn_probe_next(a, now, &req));
+	EXPECT_EQ(a->error, 0u);
+}
+
 // [REL-18] the sender waits for the peer's msn_ack before message 64
 TEST(Conn, PeerMessageWindow)
 {

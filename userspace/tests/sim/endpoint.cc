@@ -7,6 +7,7 @@ namespace mrcsim {
 void drive(mrc_conn *c, uint64_t now, mrc_cc_share *share, EndpointIo &io)
 {
 	mrc_completion done;
+	mrc_probe_req req;
 	mrc_ack_info ack;
 	mrc_tx_seg seg;
 
@@ -19,6 +20,8 @@ void drive(mrc_conn *c, uint64_t now, mrc_cc_share *share, EndpointIo &io)
 	io.post(c);
 	while (mrc_conn_tx_next(c, now, &seg))
 		io.data_out(seg);
+	while (mrc_conn_probe_next(c, now, &req))
+		io.probe_out(req, (uint32_t)now);
 }
 
 mrc_conn_cfg peer_cfg(const mrc_conn_cfg &near, const mrc_conn_cfg &far_own,

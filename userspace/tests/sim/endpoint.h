@@ -24,6 +24,8 @@ public:
 	virtual void tx_done(const mrc_completion &) {}
 	virtual void post(mrc_conn *) {}
 	virtual void data_out(const mrc_tx_seg &) {}
+	// [PATH-4] a PROBE REQ (only with cfg.probe_reqs), sent at @tsval
+	virtual void probe_out(const mrc_probe_req &, uint32_t /* tsval */) {}
 };
 
 // One drive of @c at @now; @share is the receiving device's rate-hint state.

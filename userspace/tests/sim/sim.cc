@@ -13,6 +13,8 @@ namespace mrcsim {
 static constexpr uint32_t kEncap = 14 + 20 + 8;
 static constexpr uint32_t kAckBytes = kEncap + MRC_WIRE_BASE_LEN + MRC_WIRE_ACK_LEN +
 				      MRC_WIRE_ICRC_LEN;
+static constexpr uint32_t kProbeBytes = kEncap + MRC_WIRE_BASE_LEN +
+					MRC_WIRE_PROBE_LEN + MRC_WIRE_ICRC_LEN;
 
 Sim::Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
 	 uint64_t seed, const mrc_conn_cfg *peer)
@@ -82,6 +84,7 @@ bool Sim::plane_drops(const Pkt &p)
 		if (h.planes && id % h.planes == h.link && now_ >= h.from_ns &&
 		    now_ < h.to_ns && (p.to_b ? h.data : h.acks)) {
 			st_.blackholed++;
+			st_.blackholed_data += p.to_b && !p.probe;
 			return true;
 		}
 	return false;
@@ -128,7 +131,7 @@ void Sim::transmit(bool to_b, uint16_t sport, uint32_t bytes, Pkt p)
 	p.link = l;
 	p.ce = !p.is_ack && link_.ecn_bytes && queued > link_.ecn_bytes;
 	if (link_.links) {
-		if (!p.is_ack) {
+		if (!p.is_ack && !p.probe) {
 			st_.link_pkts[l]++;
 			if (link_.link[l].mark > 0 && uniform() < link_.link[l].mark)
 				p.ce = true;
@@ -209,6 +212,26 @@ void Sim::post_more()
 
 void Sim::deliver(const Pkt &p)
 {
+	if (p.probe == 1) {
+		// [PKT-76] b answers on the same path id, as the module does
+		Pkt r = {};
+
+		r.is_ack = true;
+		r.probe = 2;
+		r.ack.path_id = p.seg.path_id;
+		r.probe_seq = p.probe_seq;
+		r.tsval = p.tsval;
+		st_.probes++;
+		transmit(false, mrc_conn_ack_sport(b_.get(), p.seg.path_id),
+			 kProbeBytes, r);
+		return;
+	}
+	if (p.probe == 2) {
+		st_.probes_answered += mrc_conn_on_probe_resp(a_.get(), now_,
+							      p.ack.path_id,
+							      p.probe_seq, p.tsval);
+		return;
+	}
 	if (p.is_ack) {
 		if (!mrc_conn_on_ack(a_.get(), now_, &p.ack))
 			fail("sender refused a valid ACK");
@@ -323,6 +346,17 @@ void Sim::data_out(const mrc_tx_seg &seg)
 
 	p.seg = seg;
 	transmit(true, seg.sport, kEncap + MRC_WIRE_DATA_OVERHEAD + seg.len, p);
+}
+
+void Sim::probe_out(const mrc_probe_req &req, uint32_t tsval)
+{
+	Pkt p = {};
+
+	p.probe = 1;
+	p.seg.path_id = req.path_id;
+	p.probe_seq = req.seq;
+	p.tsval = tsval;
+	transmit(true, req.sport, kProbeBytes, p);
 }
 
 void Sim::pump(uint64_t now)

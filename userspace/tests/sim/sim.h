@@ -101,7 +101,8 @@ struct Stats {
 	uint64_t rx_dup = 0, rx_new = 0, resends = 0, reentropies = 0;
 	uint64_t end_ns = 0, max_pkt_len = 0;
 	uint64_t inflight_sum = 0, inflight_samples = 0, blocked_conn = 0;
-	uint64_t blackholed = 0;
+	uint64_t blackholed = 0, blackholed_data = 0;
+	uint64_t probes = 0, probes_answered = 0;	// [PATH-4] REQs b took, RESPs a took
 	// fabric: new payload bytes placed per bucket, in all and per link
 	// the data took; data packets sent per link
 	std::vector<uint64_t> goodput;
@@ -143,6 +144,8 @@ private:
 		bool to_b;		// data A->B, ACKs B->A
 		bool is_ack;
 		bool ce;
+		uint8_t probe;		// [PATH-4] 1: a PROBE REQ (to b), 2: its RESP
+		uint32_t probe_seq, tsval;
 		uint16_t sport;		// of the datagram
 		uint32_t link;		// fabric link it took
 		mrc_tx_seg seg;
@@ -168,6 +171,7 @@ private:
 	void tx_done(const mrc_completion &c) override;
 	void post(mrc_conn *c) override;
 	void data_out(const mrc_tx_seg &seg) override;
+	void probe_out(const mrc_probe_req &req, uint32_t tsval) override;
 	void post_more();
 	void fail(const std::string &what);
 	bool route_down(uint16_t sport, uint64_t now) const;
