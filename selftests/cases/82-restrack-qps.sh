@@ -104,7 +104,7 @@ done_ok() {
 	for p in $PORT $((PORT + 1)); do
 		MRC_TIMEOUT=300 wait_until "$who on port $p finished" test -e "$LOG.$p.rc"
 		[ "$(cat "$LOG.$p.rc")" = 0 ] ||
-			fail "$who on $p: exit status $(cat "$LOG.$p.rc"): $(tail -5 "$LOG.$p")"
+			fail "$who on $p: exit status $(cat "$LOG.$p.rc"): $(grep -E '^fail' "$LOG.$p"; tail -3 "$LOG.$p")"
 		grep -q "$who: all steps passed" "$LOG.$p" || fail "$who on $p did not pass every step"
 		grep -E '^ok .*fnv' "$LOG.$p" | head -2 | sed "s/^/  $MRC_VM $p: /"
 	done

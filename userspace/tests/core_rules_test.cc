@@ -1173,49 +1173,64 @@ TEST(Conn, UntimedPathsBorrowTheFirstRoundTrip)
 	EXPECT_EQ(p.a->error, 0u);
 }
 
-// [REL-10] a PTO probes the newest packet in flight; if more remain, the
-// next PTO, twice as late, probes the next newest: a tail of several lost
-// packets is resent one by one long before the RTO.
-TEST(Conn, PtoProbesATailOneByOne)
+// [REL-10] on a path not timed yet, a PTO probes the newest packet in
+// flight and, if more remain, the next PTO, twice as late, the next
+// newest: a tail of several lost packets, which [REL-22] leaves to the
+// timers there, is resent one by one long before the RTO. A timed path's
+// PTO probes once; its older packets are [REL-22]'s.
+TEST(Conn, PtoProbesAnUntimedTailOneByOne)
 {
-	Pair p(1, 1024);
-	mrc_tx_seg t, last = {};
+	Pair p(2, 1024);
+	mrc_conn *a = p.a.get();
+	mrc_tx_seg t;
 	uint64_t now = 1000, rtt = 20000;
 
-	// a timed path: one packet there and back
-	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 1024, 1, nullptr));
-	ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), now, &t));
+	// one packet there and back times its path, x; the other, y, borrows
+	ASSERT_TRUE(mrc_conn_tx_post(a, 0, 1024, 1, nullptr));
+	ASSERT_TRUE(mrc_conn_tx_next(a, now, &t));
+	const uint32_t x = t.path_id, y = 1 - x;
 	mrc_ack_info ack = {};
+	ack.path_id = (uint8_t)x;
 	ack.sack.cum = t.psn + 1;
 	ack.tsecr = t.tsval;
-	ack.msn_ack = p.a->peer_msn_ack;
+	ack.msn_ack = a->peer_msn_ack;
 	now += rtt;
-	ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), now, &ack));
-	// a tail of three, all lost
-	for (int i = 0; i < 3; i++)
-		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 1024, 2 + i, nullptr));
-	for (int i = 0; i < 3; i++)
-		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), now, &last));
-	const mrc_path_tx &tx = p.a->path[0].tx;
-	uint64_t rto_at = tx.rto_deadline, prev = now, wait = 0;
+	ASSERT_TRUE(mrc_conn_on_ack(a, now, &ack));
+	ASSERT_EQ(a->path[y].tx.lent_srtt_ns, rtt);
+	// a burst over both paths, all lost
+	for (int i = 0; i < 8; i++)
+		ASSERT_TRUE(mrc_conn_tx_post(a, 0, 1024, 2 + i, nullptr));
+	while (mrc_conn_tx_next(a, now, &t))
+		;
+	const mrc_path_tx &ty = a->path[y].tx, &tx = a->path[x].tx;
+	const uint32_t tail = ty.inflight_pkts;
+	ASSERT_GE(tail, 2u);
+	ASSERT_GE(tx.inflight_pkts, 2u);
+	uint64_t rto_at = ty.rto_deadline, prev = now, wait = 0;
 
+	// the timed path's PTO (due first: it is timed on ACK progress)
 	ASSERT_NE(tx.pto_deadline, 0u);
-	for (int k = 1; k <= 3; k++) {
-		uint64_t at = tx.pto_deadline;
+	ASSERT_LT(tx.pto_deadline, ty.pto_deadline);
+	mrc_conn_on_timer(a, tx.pto_deadline);
+	EXPECT_EQ(tx.lost_pto, 1u);
+	EXPECT_GE(tx.inflight_pkts, 1u);
+	EXPECT_EQ(tx.pto_deadline, 0u) << "a timed path's PTO probes once";
+	for (uint32_t k = 1; k <= tail; k++) {
+		uint64_t at = ty.pto_deadline;
 
 		ASSERT_NE(at, 0u) << "PTO " << k;
 		ASSERT_LT(at, rto_at) << "PTO " << k;
 		EXPECT_GE(at - prev, 2 * wait) << "PTO " << k;
 		wait = at - prev;
 		prev = at;
-		mrc_conn_on_timer(p.a.get(), at);
-		EXPECT_EQ(tx.lost_pto, (uint64_t)k);
-		EXPECT_EQ(tx.rto_fired, 0u);
-		// the resend leaves; it is lost too
-		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), at, &t));
-		EXPECT_TRUE(t.flags & MRC_F_RETX);
+		mrc_conn_on_timer(a, at);
+		EXPECT_EQ(ty.lost_pto, (uint64_t)k);
+		EXPECT_EQ(ty.rto_fired, 0u);
+		// resends leave (on x); they are lost too
+		while (mrc_conn_tx_next(a, at, &t))
+			EXPECT_TRUE(t.flags & MRC_F_RETX);
 	}
-	EXPECT_EQ(p.a->error, 0u);
+	EXPECT_EQ(a->error, 0u);
 }
 
 // [PATH-4] with PROBE REQs, a failed path's new route is proven by a REQ
