@@ -111,22 +111,12 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	return true;
 }
 
-static bool any_path_in_use(const struct mrc_conn *c)
-{
-	u32 i;
-
-	for (i = 0; i < c->cfg.npaths; i++)
-		if (c->path[i].state == MRC_PATH_ACTIVE ||
-		    c->path[i].state == MRC_PATH_CONGESTED)
-			return true;
-	return false;
-}
-
 bool mrc_conn_probe_next(struct mrc_conn *c, u64 now, struct mrc_probe_req *req)
 {
 	u32 i;
 
-	if (!c->cfg.probe_reqs || c->error || !any_path_in_use(c))
+	if (!c->cfg.probe_reqs || c->error ||
+	    !mrc_sched_path_in_use(c->path, c->cfg.npaths))
 		return false;
 	for (i = 0; i < c->cfg.npaths; i++) {
 		struct mrc_path *p = &c->path[i];
@@ -735,7 +725,7 @@ bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack
 	r = (u32)now - ack->tsecr - ack->ack_delay;
 	if ((s32)r > 0)
 		rtt = r;
-	timed = p->tx.srtt_ns;
+	timed = p->tx.srtt_ns != 0;
 	if (mrc_path_tx_on_ack(&p->tx, &c->cfg.path, now, &ack->sack, rtt,
 			       &ev) != MRC_ACK_OK) {
 		c->stats.acks_invalid++;

@@ -170,8 +170,7 @@ static void burst_start(struct mrc_sched *s, u32 len)
 			      s->burst_bytes - wire_len(len) : 0;
 }
 
-/* Some path is in use: neither failed nor probing. */
-static bool path_in_use(const struct mrc_path *paths, u32 npaths)
+bool mrc_sched_path_in_use(const struct mrc_path *paths, u32 npaths)
 {
 	u32 i;
 
@@ -196,7 +195,7 @@ static bool probe_carries(const struct mrc_sched *s, const struct mrc_path *p,
 int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 		   u32 len, bool may_probe, u64 now)
 {
-	bool in_use = path_in_use(paths, npaths);
+	bool in_use = mrc_sched_path_in_use(paths, npaths);
 	u64 best_start = 0;
 	int best = -1;
 	u32 k;

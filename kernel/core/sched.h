@@ -105,6 +105,9 @@ static inline bool mrc_sched_probe_by_req(const struct mrc_sched *s,
 void mrc_sched_init(struct mrc_sched *s, u64 seed,
 		    const struct mrc_sched_cfg *cfg);
 
+/* Some path is in use: neither failed nor probing. */
+bool mrc_sched_path_in_use(const struct mrc_path *paths, u32 npaths);
+
 /* A source port in range that no other path of the connection uses. */
 u16 mrc_sched_new_sport(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 			const struct mrc_path *paths, u32 npaths);
