@@ -57,7 +57,7 @@ void mrc_probe_send_reqs(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
  * than came in, [SEC-7]); a RESP answers one of our REQs, or is ignored.
  */
 void mrc_probe_rx(struct mrc_xp *xp, u64 now, const struct mrc_pkt *in,
-		  struct sk_buff_head *out)
+		  u16 sport, struct sk_buff_head *out)
 {
 	struct mrc_xp_paths_was was;
 	struct mrc_pkt pkt = { };
@@ -72,6 +72,9 @@ void mrc_probe_rx(struct mrc_xp *xp, u64 now, const struct mrc_pkt *in,
 		mrc_xp_count_paths(xp, &was);
 		return;
 	}
+	/* the peer proves a new port: the answer, and later ACKs, take it */
+	if (xp->live)
+		mrc_conn_rx_probe_route(&xp->conn, in->path_id, sport);
 	pkt.path_id = in->path_id;
 	pkt.tsval = (u32)now;
 	pkt.probe.kind = MRC_PROBE_RESP;

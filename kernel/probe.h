@@ -12,8 +12,11 @@
 /* The REQs the core wants sent now, queued on @out. */
 void mrc_probe_send_reqs(struct mrc_xp *xp, u64 now, struct sk_buff_head *out);
 
-/* A valid PROBE of this connection arrived: answer a REQ, take a RESP. */
+/*
+ * A valid PROBE of this connection arrived from UDP port @sport: answer a
+ * REQ, take a RESP.
+ */
 void mrc_probe_rx(struct mrc_xp *xp, u64 now, const struct mrc_pkt *in,
-		  struct sk_buff_head *out);
+		  u16 sport, struct sk_buff_head *out);
 
 #endif /* _MRC_PROBE_H */

@@ -495,7 +495,7 @@ take:
 		mrc_tx_on_nak(xp, pkt);
 		break;
 	case MRC_PKT_PROBE:
-		mrc_probe_rx(xp, now, pkt, out);
+		mrc_probe_rx(xp, now, pkt, ntohs(udp_hdr(skb)->source), out);
 		break;
 	case MRC_PKT_HELLO:
 		mrc_rx_hello(xp, now, pkt, plane, state, out);

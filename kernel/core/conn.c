@@ -111,6 +111,12 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	return true;
 }
 
+void mrc_conn_rx_probe_route(struct mrc_conn *c, u32 path_id, u16 sport)
+{
+	if (path_id < MRC_MAX_PATHS && sport)
+		c->path[path_id].rx.peer_sport = sport;
+}
+
 bool mrc_conn_probe_next(struct mrc_conn *c, u64 now, struct mrc_probe_req *req)
 {
 	u32 i;

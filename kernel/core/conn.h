@@ -285,6 +285,13 @@ static inline u32 mrc_conn_nsegs(u32 len, u32 mss)
 /* Returns false if @cfg is out of range. */
 bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now);
 
+/*
+ * [PATH-11] A PROBE REQ of the peer's path @path_id came from @sport: its
+ * answers follow that route, as for the path's data (a REQ is how the
+ * peer proves a new port before any data takes it).
+ */
+void mrc_conn_rx_probe_route(struct mrc_conn *c, u32 path_id, u16 sport);
+
 /* A PROBE REQ to send ([PKT-75]): on @path_id, from @sport, with @seq. */
 struct mrc_probe_req {
 	u8 path_id;

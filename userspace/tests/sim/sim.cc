@@ -222,6 +222,7 @@ void Sim::deliver(const Pkt &p)
 		r.probe_seq = p.probe_seq;
 		r.tsval = p.tsval;
 		st_.probes++;
+		mrc_conn_rx_probe_route(b_.get(), p.seg.path_id, p.sport);
 		transmit(false, mrc_conn_ack_sport(b_.get(), p.seg.path_id),
 			 kProbeBytes, r);
 		return;
