@@ -154,7 +154,7 @@ static bool mrc_res_detail(struct sk_buff *msg, const struct mrc_xp *xp,
 		"snd_una", "snd_nxt", "inflight", "retries", "rto_in",
 		"rcv_cum", "rcv_pending", "rcv_oow", "fails",
 		"fail_why", "loss_pm", "mark_pm", "ato_us", "probes",
-		"probes_ans",
+		"probes_ans", "preqs", "preqs_ans",
 	};
 	const struct mrc_hello_state *h = &xp->hello;
 	const struct mrc_conn *c = &xp->conn;
@@ -227,6 +227,7 @@ static bool mrc_res_detail(struct sk_buff *msg, const struct mrc_xp *xp,
 			p->fail_why, p->cc.loss_pm, p->cc.mark_pm,
 			div_u64(mrc_path_tx_answer_timeout(tx), 1000),
 			tx->pto_fired, tx->pto_answer,
+			p->probes_sent, p->probes_answered,
 		};
 
 		BUILD_BUG_ON(ARRAY_SIZE(pnames) != ARRAY_SIZE(v));

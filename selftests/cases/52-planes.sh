@@ -253,6 +253,9 @@ echo "  plane 1 down: path_fails $fails -> $(g a counter path_fails), acked $ack
 plane1_link on 1
 MRC_TIMEOUT=60 g a wait_until "a PROBE REQ answered over plane 1" counter_beyond probes_proved "$proved" ||
 	fail_tables "no PROBE REQ was answered after plane 1's return"
+# the same per path, in the QP's restrack detail
+[ "$(g a qp_attr 'p*_preqs_ans')" -gt 0 ] && [ "$(g a qp_attr 'p*_preqs')" -gt 0 ] ||
+	fail_tables "no path of the QP shows its PROBE REQs (p*_preqs, p*_preqs_ans)"
 rx1=$(g b qp_attr plane1_rx)
 MRC_TIMEOUT=60 g b wait_until "plane 1 carries data again" attr_beyond plane1_rx $((rx1 + 200)) ||
 	fail_tables "plane 1 carried no data after its return"
