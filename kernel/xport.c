@@ -227,12 +227,20 @@ static int mrc_xp_create(struct mrc_qp *qp)
 	struct net_device *ndev = mrc_dev_netdev(qp->ibqp.device);
 	struct mrc_xp *xp;
 	struct mrc_net *n;
+	u32 want;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return 0;
-	xp = kvzalloc(sizeof(*xp), GFP_KERNEL);
+	/*
+	 * A connection sends on at most npaths paths, read here: rings for
+	 * those only (3 KiB each), not for every path id, halve an RC QP's
+	 * memory at the default 4 (85 KiB; 170 KiB at 32).
+	 */
+	want = clamp_t(u32, READ_ONCE(npaths), 1, MRC_MAX_PATHS);
+	xp = kvzalloc(struct_size(xp, rings, want), GFP_KERNEL);
 	if (!xp)
 		return -ENOMEM;
+	xp->want_paths = want;
 	n = mrc_net_get(dev_net(ndev));
 	if (IS_ERR(n)) {
 		kvfree(xp);
@@ -339,7 +347,6 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	 */
 	xp->dscp_data = a->av.traffic_class >> 2 ? : MRC_WIRE_DSCP_DATA;
 	/* [PATH-1] more than a silent peer takes only once its HELLO says so */
-	xp->want_paths = clamp_t(u32, READ_ONCE(npaths), 1, MRC_MAX_PATHS);
 	mrc_conn_cfg_default(&cfg, min_t(u32, xp->want_paths,
 					 MRC_PATHS_UNANNOUNCED), mss);
 	cfg.pkt_max = max(mrc_xp_pkt_room(xp) / mss, 1U) * mss;
@@ -445,7 +452,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	xp->dest_qpn = a->dest_qp_num;
 	xp->hello_on = READ_ONCE(hello);
 	cfg.probe_reqs = READ_ONCE(probe_reqs);
-	if (!mrc_conn_init(&xp->conn, &cfg, now))
+	if (!mrc_conn_init(&xp->conn, &cfg, xp->rings, xp->want_paths, now))
 		return false;
 	mrc_xp_set_timeout(xp, a->timeout);
 	xp->live = true;
@@ -483,10 +490,7 @@ static void mrc_xp_modified(struct mrc_qp *qp, int mask, enum ib_qp_state old)
 			break;
 		xp->tx_cookie = qp->attr.sq_psn;
 		/* and paths opened later ([PATH-1]) start there too */
-		xp->conn.cfg.tx_isn = xp->tx_cookie;
-		for (i = 0; i < xp->conn.cfg.npaths; i++)
-			mrc_path_tx_init(&xp->conn.path[i].tx,
-					 &xp->conn.cfg.path, xp->tx_cookie);
+		mrc_conn_restart_tx(&xp->conn, xp->tx_cookie);
 		break;
 	default:
 		break;

@@ -180,7 +180,9 @@ struct mrc_xp {
 	struct list_head linger_node;	/* the device's list, RCU */
 	struct list_head reap_node;	/* the reaper's private list */
 
-	struct mrc_conn conn;		/* large; last */
+	struct mrc_conn conn;		/* large */
+	/* [PATH-1] a send ring for each path it may open: want_paths */
+	struct mrc_path_ring rings[];
 };
 
 /*

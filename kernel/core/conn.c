@@ -64,7 +64,7 @@ static void path_open(struct mrc_conn *c, u32 i, u64 now)
 	struct mrc_path *p = &c->path[i];
 
 	p->id = (u8)i;
-	mrc_path_tx_init(&p->tx, &c->cfg.path, c->cfg.tx_isn);
+	mrc_path_tx_init(&p->tx, &c->cfg.path, c->cfg.tx_isn, &c->rings[i]);
 	mrc_cc_path_init(&p->cc, &c->cfg.cc, now);
 	p->sport = mrc_sched_new_sport(&c->sched, &c->cfg.sched, c->path, i);
 	/* [PATH-2] connection setup (or the peer's HELLO) proved it reachable */
@@ -73,11 +73,13 @@ static void path_open(struct mrc_conn *c, u32 i, u64 now)
 	p->vtime = c->sched.vnow;
 }
 
-bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
+bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg,
+		   struct mrc_path_ring *rings, u32 nrings, u64 now)
 {
 	u32 i;
 
-	if (!cfg->npaths || cfg->npaths > MRC_MAX_PATHS || !cfg->nstreams ||
+	if (!rings || nrings < cfg->npaths ||
+	    !cfg->npaths || cfg->npaths > MRC_MAX_PATHS || !cfg->nstreams ||
 	    cfg->nstreams > MRC_MAX_STREAMS || cfg->mss < 64 ||
 	    cfg->mss > 0xffff || cfg->cc.min_cwnd < cfg->mss ||
 	    cfg->pkt_max < cfg->mss || cfg->pkt_max > 0xffff ||
@@ -87,6 +89,8 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 
 	memset(c, 0, sizeof(*c));
 	c->cfg = *cfg;
+	c->rings = rings;
+	c->nrings = mrc_min_u32(nrings, MRC_MAX_PATHS);
 	mrc_cc_conn_init(&c->cc, &cfg->cc, now);
 	c->cc.npaths = cfg->npaths;
 	mrc_sched_init(&c->sched, cfg->seed, &cfg->sched);
@@ -109,6 +113,16 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now)
 	c->rx_msn_head = cfg->rx_msn;
 	c->msn_ack_sent = cfg->rx_msn;
 	return true;
+}
+
+void mrc_conn_restart_tx(struct mrc_conn *c, u32 isn)
+{
+	u32 i;
+
+	c->cfg.tx_isn = isn;
+	for (i = 0; i < c->cfg.npaths; i++)
+		mrc_path_tx_init(&c->path[i].tx, &c->cfg.path, isn,
+				 &c->rings[i]);
 }
 
 void mrc_conn_rx_probe_route(struct mrc_conn *c, u32 path_id, u16 sport)
@@ -166,7 +180,7 @@ bool mrc_conn_open_paths(struct mrc_conn *c, u32 npaths, u64 now)
 {
 	u32 i, j;
 
-	npaths = mrc_min_u32(npaths, MRC_MAX_PATHS);
+	npaths = mrc_min_u32(npaths, c->nrings);
 	if (npaths <= c->cfg.npaths)
 		return false;
 	for (i = c->cfg.npaths; i < npaths; i++) {

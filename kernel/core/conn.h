@@ -215,6 +215,8 @@ struct mrc_conn {
 	 * MRC_MAX_PATHS whatever its own count, are received in path[].rx.
 	 */
 	struct mrc_path path[MRC_MAX_PATHS];
+	struct mrc_path_ring *rings;	/* the caller's, one per path it may open */
+	u32 nrings;
 	u32 rx_npaths;		/* the peer's paths heard of: >= cfg.npaths */
 	struct mrc_cc_conn cc;
 	struct mrc_sched sched;
@@ -282,8 +284,17 @@ static inline u32 mrc_conn_nsegs(u32 len, u32 mss)
 	return len ? (len - 1) / mss + 1 : 1;
 }
 
-/* Returns false if @cfg is out of range. */
-bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg, u64 now);
+/*
+ * @rings: the send rings of the first @nrings paths, the most this side
+ * will ever send on (cfg.npaths now, more by mrc_conn_open_paths()); the
+ * caller's memory, for the connection's life. Returns false if @cfg is out
+ * of range or @nrings < cfg.npaths.
+ */
+bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg,
+		   struct mrc_path_ring *rings, u32 nrings, u64 now);
+
+/* Send from @isn on every path open, as if nothing had been sent yet. */
+void mrc_conn_restart_tx(struct mrc_conn *c, u32 isn);
 
 /*
  * [PATH-11] A PROBE REQ of the peer's path @path_id came from @sport: its
@@ -317,8 +328,9 @@ bool mrc_conn_on_probe_resp(struct mrc_conn *c, u64 now, u32 path_id,
 /*
  * [PATH-1] Send on @npaths paths (at most MRC_MAX_PATHS) from now on: the
  * peer announced that it takes them. The new paths start as the first ones
- * did, active, at the direction's initial PSN (cfg.tx_isn). Paths are never
- * closed: returns false, changing nothing, unless @npaths adds some.
+ * did, active, at the direction's initial PSN (cfg.tx_isn), as many as
+ * there are rings (mrc_conn_init()). Paths are never closed: returns false,
+ * changing nothing, unless @npaths adds some.
  */
 bool mrc_conn_open_paths(struct mrc_conn *c, u32 npaths, u64 now);
 

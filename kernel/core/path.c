@@ -79,9 +79,11 @@ void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cf
 }
 
 void mrc_path_tx_init(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
-		      u32 isn)
+		      u32 isn, struct mrc_path_ring *ring)
 {
 	memset(tx, 0, sizeof(*tx));
+	memset(ring, 0, sizeof(*ring));
+	tx->ring = ring;
 	tx->snd_una = isn;
 	tx->snd_nxt = isn;
 	tx->high_acked = isn;
@@ -95,7 +97,7 @@ MRC_STATIC_ASSERT(MRC_PATH_WND % 64 == 0 && MRC_SACK_BITS <= MRC_PATH_WND,
 
 static struct mrc_path_slot *slot_of(struct mrc_path_tx *tx, u32 psn)
 {
-	return &tx->slot[psn % MRC_PATH_WND];
+	return &tx->ring->slot[psn % MRC_PATH_WND];
 }
 
 static void acked_map_set(struct mrc_path_tx *tx, u32 psn, bool acked)
@@ -104,17 +106,17 @@ static void acked_map_set(struct mrc_path_tx *tx, u32 psn, bool acked)
 	u64 bit = 1ull << (i % 64);
 
 	if (acked)
-		tx->acked_map[i / 64] |= bit;
+		tx->ring->acked_map[i / 64] |= bit;
 	else
-		tx->acked_map[i / 64] &= ~bit;
+		tx->ring->acked_map[i / 64] &= ~bit;
 }
 
 /* The map's 64 bits for PSNs first .. first + 63, wrapping around. */
 static u64 acked_map_word(const struct mrc_path_tx *tx, u32 first)
 {
 	u32 i = first % MRC_PATH_WND, w = i / 64, sh = i % 64;
-	u64 lo = tx->acked_map[w];
-	u64 hi = tx->acked_map[(w + 1) % (MRC_PATH_WND / 64)];
+	u64 lo = tx->ring->acked_map[w];
+	u64 hi = tx->ring->acked_map[(w + 1) % (MRC_PATH_WND / 64)];
 
 	return sh ? lo >> sh | hi << (64 - sh) : lo;
 }

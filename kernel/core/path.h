@@ -89,7 +89,23 @@ static inline u32 mrc_path_stamp(u64 now)
 	return (u32)(now >> 10);
 }
 
+/*
+ * A path's send ring: what each PSN in the window carried. 3 KiB a path,
+ * the bulk of a connection's memory, so the caller gives one per path the
+ * connection may ever send on, not one per path id (MRC_MAX_PATHS).
+ */
+struct mrc_path_ring {
+	/*
+	 * Bit psn % MRC_PATH_WND: that PSN's slot is MRC_SLOT_ACKED. While a
+	 * hole stays open, every ACK repeats the bits above it; this map lets
+	 * an ACK look only at the bits it newly sets.
+	 */
+	u64 acked_map[MRC_PATH_WND / 64];
+	struct mrc_path_slot slot[MRC_PATH_WND];
+};
+
 struct mrc_path_tx {
+	struct mrc_path_ring *ring;	/* the caller's, never NULL once init */
 	u32 snd_una;		/* oldest PSN in flight (== snd_nxt if none) */
 	u32 snd_nxt;		/* next PSN to assign */
 	u32 high_acked;		/* 1 + newest PSN known received */
@@ -134,13 +150,6 @@ struct mrc_path_tx {
 	u64 pto_fired;
 	u64 pto_answer;		/* ... of those, a request's answer overdue */
 	u64 sack_walked;	/* SACK bits looked at one by one */
-	/*
-	 * Bit psn % MRC_PATH_WND: that PSN's slot is MRC_SLOT_ACKED. While a
-	 * hole stays open, every ACK repeats the bits above it; this map lets
-	 * an ACK look only at the bits it newly sets.
-	 */
-	u64 acked_map[MRC_PATH_WND / 64];
-	struct mrc_path_slot slot[MRC_PATH_WND];
 };
 
 /* Why an ACK was sent ([REL-13]), for counters; not on the wire. */
@@ -198,8 +207,9 @@ enum mrc_path_ack_result {
 
 /* ---- sender half ---- */
 
+/* Send from @isn on, with @ring (emptied here) as the window's slots. */
 void mrc_path_tx_init(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
-		      u32 isn);
+		      u32 isn, struct mrc_path_ring *ring);
 
 /* Packets declared lost, by any rule: each was resent. */
 static inline u64 mrc_path_tx_lost(const struct mrc_path_tx *tx)
@@ -223,7 +233,7 @@ static inline bool mrc_path_tx_req_pending(const struct mrc_path_tx *tx,
 {
 	return tx->req_set && tx->snd_nxt - tx->req_psn <= within &&
 	       tx->req_psn - tx->snd_una < tx->snd_nxt - tx->snd_una &&
-	       tx->slot[tx->req_psn % MRC_PATH_WND].state == MRC_SLOT_INFLIGHT;
+	       tx->ring->slot[tx->req_psn % MRC_PATH_WND].state == MRC_SLOT_INFLIGHT;
 }
 
 /*
@@ -260,7 +270,7 @@ void mrc_path_tx_probe_now(struct mrc_path_tx *tx, u64 now);
 /* The cookie packet @psn carried, if the window still holds it. */
 static inline u32 mrc_path_tx_cookie(const struct mrc_path_tx *tx, u32 psn)
 {
-	return tx->slot[psn % MRC_PATH_WND].cookie;
+	return tx->ring->slot[psn % MRC_PATH_WND].cookie;
 }
 
 /* [REL-10] The answer timeout; 0 before the first answer was timed. */

@@ -42,14 +42,21 @@ static void mrc_t_free_conn(void *p)
 	kvfree(p);
 }
 
+/* a connection with a send ring for every path id it may open */
+struct mrc_t_conn {
+	struct mrc_conn c;
+	struct mrc_path_ring rings[MRC_MAX_PATHS];
+};
+
 static struct mrc_conn *mrc_t_conn(struct kunit *test,
 				   const struct mrc_conn_cfg *cfg)
 {
-	struct mrc_conn *c = kvzalloc(sizeof(*c), GFP_KERNEL);
+	struct mrc_t_conn *t = kvzalloc(sizeof(*t), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
-	KUNIT_ASSERT_TRUE(test, mrc_conn_init(c, cfg, 0));
-	return c;
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	KUNIT_ASSERT_TRUE(test, mrc_conn_init(&t->c, cfg, t->rings,
+					      MRC_MAX_PATHS, 0));
+	return &t->c;
 }
 
 static struct mrc_t_pair *mrc_t_pair_new(struct kunit *test, u32 npaths,

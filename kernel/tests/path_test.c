@@ -19,6 +19,7 @@
 struct mrc_t_path {
 	struct mrc_path_cfg cfg;
 	struct mrc_path_tx tx;
+	struct mrc_path_ring ring;
 	struct mrc_path_rx rx;
 	struct mrc_path_events ev;
 	u32 acked[MRC_PATH_WND];
@@ -31,7 +32,7 @@ static struct mrc_t_path *mrc_t_path_new(struct kunit *test, u32 isn)
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	mrc_path_cfg_default(&t->cfg);
-	mrc_path_tx_init(&t->tx, &t->cfg, isn);
+	mrc_path_tx_init(&t->tx, &t->cfg, isn, &t->ring);
 	mrc_path_rx_init(&t->rx, isn);
 	t->ev.acked = t->acked;
 	t->ev.lost = t->lost;
@@ -310,7 +311,8 @@ static void mrc_path_tx_reorder_tolerance(struct kunit *test)
 	u32 i;
 
 	t->cfg.reorder_pkts = 3;
-	mrc_path_tx_init(&t->tx, &t->cfg, 0);	/* the sender reads it at init */
+	/* the sender reads it at init */
+	mrc_path_tx_init(&t->tx, &t->cfg, 0, &t->ring);
 	for (i = 0; i < 4; i++)
 		mrc_path_tx_send(&t->tx, &t->cfg, 0, i, 10);
 	/* 0 and 1 trail the newest (2) by less than 3: not yet lost. */

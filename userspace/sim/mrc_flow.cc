@@ -3,6 +3,7 @@
 // the portable core, driven through tests/sim/endpoint.h.
 #include "transports.h"
 
+#include "sim/conn.h"
 #include "sim/endpoint.h"
 #include "sim/loopback.h"
 
@@ -19,7 +20,10 @@ class MrcFlow : public Flow, private mrcsim::EndpointIo {
 public:
 	MrcFlow(Net &net, const TransportCfg &tc, uint32_t id, uint32_t src,
 		uint32_t dst, mrc_cc_share *rx_share)
-		: Flow(net, id, src, dst), a_(new mrc_conn), b_(new mrc_conn),
+		: Flow(net, id, src, dst),
+		  // rings for the paths they send on only: 4032 connections
+		  // of an all-to-all would hold 400 MiB of rings for 32 ids
+		  a_(new mrcsim::Conn(tc.paths)), b_(new mrcsim::Conn(tc.paths)),
 		  share_(rx_share)
 	{
 		mrc_conn_cfg ca;
@@ -45,7 +49,7 @@ public:
 		cfg_ = ca;
 		mrc_conn_cfg cb = mrcsim::peer_cfg(ca, ca, ca.seed + 1);
 
-		if (!mrc_conn_init(a_.get(), &ca, 0) || !mrc_conn_init(b_.get(), &cb, 0))
+		if (!a_->init(ca, 0) || !b_->init(cb, 0))
 			net.fail("mrc_conn_init refused the configuration");
 		mrc_cc_share_init(&own_share_, 0, MRC_CC_SHARE_EPOCH_NS, 0);
 	}
@@ -221,7 +225,7 @@ private:
 		net_.send(p);
 	}
 
-	std::unique_ptr<mrc_conn> a_, b_;
+	std::unique_ptr<mrcsim::Conn> a_, b_;
 	mrc_conn_cfg cfg_;
 	mrc_cc_share *share_;
 	mrc_cc_share own_share_;	// the sender's device (receives no data)

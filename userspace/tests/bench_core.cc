@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <memory>
 #include <random>
+#include "sim/conn.h"
 #include "sim/loopback.h"
 
 extern "C" {
@@ -54,14 +55,14 @@ void ack_path(mrc_conn *a, uint32_t path, uint64_t now)
 
 void BM_Send(benchmark::State &state)
 {
-	std::unique_ptr<mrc_conn> a(new mrc_conn);
+	std::unique_ptr<mrcsim::Conn> a(new mrcsim::Conn);
 	mrc_conn_cfg cfg = bench_cfg();
 	uint32_t since_ack[kPaths] = {};
 	uint64_t now = 1000, cookie = 0, pkts = 0;
 	mrc_completion done;
 	mrc_tx_seg seg;
 
-	mrc_conn_init(a.get(), &cfg, now);
+	a->init(cfg, now);
 	for (auto _ : state) {
 		if (!mrc_conn_tx_next(a.get(), now, &seg)) {
 			/* everything posted is out: the last ACKs, then more */
@@ -123,7 +124,7 @@ struct Gen {
 
 void BM_Receive(benchmark::State &state)
 {
-	std::unique_ptr<mrc_conn> b(new mrc_conn);
+	std::unique_ptr<mrcsim::Conn> b(new mrcsim::Conn);
 	mrc_conn_cfg cfg = bench_cfg();
 	mrc_cc_share share;
 	uint64_t now = 1000, pkts = 0;
@@ -132,7 +133,7 @@ void BM_Receive(benchmark::State &state)
 	mrc_rx_seg seg;
 	Gen gen;
 
-	mrc_conn_init(b.get(), &cfg, now);
+	b->init(cfg, now);
 	mrc_cc_share_init(&share, 12500000000ull, 100000, now);
 	for (auto _ : state) {
 		gen.next(&seg, now);
@@ -153,7 +154,7 @@ BENCHMARK(BM_Receive);
 
 void BM_Loop(benchmark::State &state)
 {
-	std::unique_ptr<mrc_conn> a(new mrc_conn), b(new mrc_conn);
+	std::unique_ptr<mrcsim::Conn> a(new mrcsim::Conn), b(new mrcsim::Conn);
 	mrc_conn_cfg cfg = bench_cfg();
 	double loss = (double)state.range(0) / 1000;
 	std::mt19937_64 rng(1);
@@ -164,8 +165,8 @@ void BM_Loop(benchmark::State &state)
 	mrc_ack_info ack;
 	mrc_tx_seg t;
 
-	mrc_conn_init(a.get(), &cfg, now);
-	mrc_conn_init(b.get(), &cfg, now);
+	a->init(cfg, now);
+	b->init(cfg, now);
 	mrc_cc_share_init(&share, 12500000000ull, 100000, now);
 	for (auto _ : state) {
 		if (!mrc_conn_tx_next(a.get(), now, &t)) {

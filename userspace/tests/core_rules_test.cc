@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "sim/conn.h"
 #include "sim/loopback.h"
 
 extern "C" {
@@ -19,13 +20,14 @@ namespace {
 struct Tx {
 	mrc_path_cfg cfg;
 	mrc_path_tx tx;
+	mrc_path_ring ring;
 	uint32_t acked[MRC_PATH_WND], lost[MRC_PATH_WND];
 	mrc_path_events ev = {acked, lost, 0, 0, 0, 0, 0};
 
 	explicit Tx(uint32_t isn = 0)
 	{
 		mrc_path_cfg_default(&cfg);
-		mrc_path_tx_init(&tx, &cfg, isn);
+		mrc_path_tx_init(&tx, &cfg, isn, &ring);
 	}
 	uint32_t send(uint64_t now, uint32_t cookie)
 	{
@@ -82,7 +84,7 @@ TEST(PathTx, ReorderThreshold)
 	Tx t;
 
 	t.cfg.reorder_pkts = 3;
-	mrc_path_tx_init(&t.tx, &t.cfg, 0);
+	mrc_path_tx_init(&t.tx, &t.cfg, 0, &t.ring);
 	for (uint32_t i = 0; i < 6; i++)
 		t.send(0, i);
 	t.ack(10, 0, {1, 2});
@@ -135,7 +137,7 @@ TEST(PathTx, RepeatedSackBitsLookedAtOnce)
 	std::vector<uint32_t> got;
 
 	t.cfg.reorder_pkts = 255;	// keep the hole in flight
-	mrc_path_tx_init(&t.tx, &t.cfg, 0);
+	mrc_path_tx_init(&t.tx, &t.cfg, 0, &t.ring);
 	for (uint32_t i = 0; i < 200; i++)
 		t.send(0, i);
 	// PSN 0 missing; 1..199 arrive, an ACK every 8
@@ -204,10 +206,10 @@ TEST(PathTx, AckedMapMirrorsSlots)
 			}
 			for (uint32_t k = 0; k < MRC_PATH_WND; k++) {
 				uint32_t psn = t.tx.snd_nxt - MRC_PATH_WND + k;
-				bool bit = t.tx.acked_map[psn % MRC_PATH_WND / 64] >>
+				bool bit = t.ring.acked_map[psn % MRC_PATH_WND / 64] >>
 					   (psn % 64) & 1;
 
-				ASSERT_EQ(bit, t.tx.slot[psn % MRC_PATH_WND].state ==
+				ASSERT_EQ(bit, t.ring.slot[psn % MRC_PATH_WND].state ==
 						       MRC_SLOT_ACKED)
 					<< "step " << step << " psn " << psn;
 			}
@@ -594,15 +596,15 @@ TEST(CC, HomeCapSendsAShareOfTheBacklogAboveOneBdp)
 // from; a packet the path refuses moves nothing
 TEST(Sched, AcksFollowTheDataPort)
 {
-	std::unique_ptr<mrc_conn> a(new mrc_conn), b(new mrc_conn);
+	std::unique_ptr<mrcsim::Conn> a(new mrcsim::Conn), b(new mrcsim::Conn);
 	mrc_conn_cfg cfg;
 	mrc_tx_seg seg;
 	mrc_ack_info ack;
 	uint32_t msn;
 
 	mrc_conn_cfg_default(&cfg, 2, 1024);
-	ASSERT_TRUE(mrc_conn_init(a.get(), &cfg, 0));
-	ASSERT_TRUE(mrc_conn_init(b.get(), &cfg, 0));
+	ASSERT_TRUE(a->init(cfg, 0));
+	ASSERT_TRUE(b->init(cfg, 0));
 	// before any packet: b's own path's port
 	EXPECT_EQ(mrc_conn_ack_sport(b.get(), 0), b->path[0].sport);
 	ASSERT_TRUE(mrc_conn_tx_post(a.get(), 0, 3000, 1, &msn));
@@ -624,11 +626,11 @@ TEST(Sched, AcksFollowTheDataPort)
 // [PATH-5] [PATH-7] timeouts fail a path; after the hold it gets a new port
 TEST(Sched, FailAndReentropy)
 {
-	std::unique_ptr<mrc_conn> c(new mrc_conn);
+	std::unique_ptr<mrcsim::Conn> c(new mrcsim::Conn);
 	mrc_conn_cfg cfg;
 
 	mrc_conn_cfg_default(&cfg, 2, 1024);
-	ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+	ASSERT_TRUE(c->init(cfg, 0));
 	EXPECT_NE(c->path[0].sport, c->path[1].sport);	// [PATH-3]
 	mrc_path *p = &c->path[0];
 	p->tx.retries = cfg.sched.fail_rtos;
@@ -663,13 +665,13 @@ TEST(Sched, FailAndReentropy)
 TEST(Sched, MovesOnlyWhereARoutePresses)
 {
 	for (int press = 0; press < 4; press++) {
-		std::unique_ptr<mrc_conn> c(new mrc_conn);
+		std::unique_ptr<mrcsim::Conn> c(new mrcsim::Conn);
 		mrc_conn_cfg cfg;
 		const uint64_t rtt = 2000000, hint = 100000000;
 		uint64_t now = rtt;
 
 		mrc_conn_cfg_default(&cfg, 4, 1024);
-		ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+		ASSERT_TRUE(c->init(cfg, 0));
 		for (uint32_t i = 0; i < 4; i++) {
 			mrc_path *p = &c->path[i];
 
@@ -708,7 +710,7 @@ TEST(Sched, MovesOnlyWhereARoutePresses)
 TEST(Sched, SprayEvenlyInBursts)
 {
 	for (uint32_t burst : {1u, 4u, 8u}) {
-		std::unique_ptr<mrc_conn> c(new mrc_conn);
+		std::unique_ptr<mrcsim::Conn> c(new mrcsim::Conn);
 		mrc_conn_cfg cfg;
 		uint32_t count[4] = {};
 		int prev = -1;
@@ -716,7 +718,7 @@ TEST(Sched, SprayEvenlyInBursts)
 
 		mrc_conn_cfg_default(&cfg, 4, 1024);
 		cfg.sched.burst = burst;
-		ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+		ASSERT_TRUE(c->init(cfg, 0));
 		for (uint32_t i = 0; i < 100 * 4 * burst; i++) {
 			int p = mrc_sched_pick(&c->sched, c->path, 4, 1024, true, 0);
 
@@ -746,7 +748,7 @@ TEST(Sched, BurstBytesBoundABurst)
 		{ 8192, 1 },	// one 8 KiB packet per datagram
 	};
 	for (const Case &k : cases) {
-		std::unique_ptr<mrc_conn> c(new mrc_conn);
+		std::unique_ptr<mrcsim::Conn> c(new mrcsim::Conn);
 		mrc_conn_cfg cfg;
 		int prev = -1;
 		uint32_t run = 0, longest = 0;
@@ -754,7 +756,7 @@ TEST(Sched, BurstBytesBoundABurst)
 		mrc_conn_cfg_default(&cfg, 4, 4096);
 		cfg.sched.burst = 32;
 		cfg.sched.burst_bytes = room;
-		ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+		ASSERT_TRUE(c->init(cfg, 0));
 		for (uint32_t i = 0; i < 4 * 32 * 4; i++) {
 			int p = mrc_sched_pick(&c->sched, c->path, 4, k.len, true, 0);
 
@@ -774,12 +776,12 @@ TEST(Sched, BurstBytesBoundABurst)
 // to a probing path ([PATH-4])
 TEST(Sched, BurstYields)
 {
-	std::unique_ptr<mrc_conn> c(new mrc_conn);
+	std::unique_ptr<mrcsim::Conn> c(new mrcsim::Conn);
 	mrc_conn_cfg cfg;
 
 	mrc_conn_cfg_default(&cfg, 2, 1024);
 	cfg.sched.burst = 8;
-	ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+	ASSERT_TRUE(c->init(cfg, 0));
 	for (mrc_path &p : c->path)
 		p.state = MRC_PATH_ACTIVE;
 	int first = mrc_sched_pick(&c->sched, c->path, 2, 1024, true, 0);
@@ -802,13 +804,13 @@ TEST(Sched, BurstYields)
 // a probe does not hold sparse traffic
 TEST(Sched, SparseTrafficStaysOnOnePath)
 {
-	std::unique_ptr<mrc_conn> c(new mrc_conn);
+	std::unique_ptr<mrcsim::Conn> c(new mrcsim::Conn);
 	mrc_conn_cfg cfg;
 	const uint64_t rtt = 100000;	// 100 us
 	uint64_t now = 1000000;
 
 	mrc_conn_cfg_default(&cfg, 4, 1024);
-	ASSERT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+	ASSERT_TRUE(c->init(cfg, 0));
 	for (mrc_path &p : c->path) {
 		p.state = MRC_PATH_ACTIVE;
 		p.tx.srtt_ns = rtt;
@@ -852,15 +854,15 @@ TEST(Sched, SparseTrafficStaysOnOnePath)
 namespace {
 
 struct Pair {
-	std::unique_ptr<mrc_conn> a{new mrc_conn}, b{new mrc_conn};
+	std::unique_ptr<mrcsim::Conn> a{new mrcsim::Conn}, b{new mrcsim::Conn};
 	mrc_conn_cfg cfg;
 
 	Pair(uint32_t npaths = 2, uint32_t mss = 1024)
 	{
 		mrc_conn_cfg_default(&cfg, npaths, mss);
 		cfg.nstreams = 2;
-		mrc_conn_init(a.get(), &cfg, 0);
-		mrc_conn_init(b.get(), &cfg, 0);
+		a->init(cfg, 0);
+		b->init(cfg, 0);
 	}
 	static mrc_rx_seg rx_of(const mrc_tx_seg &t) { return mrcsim::rx_of(t); }
 };

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <set>
 
+#include "sim/conn.h"
 #include "sim/sim.h"
 
 namespace {
@@ -574,6 +575,26 @@ TEST(Multipath, PathsOpenWhenThePeerSaysSo)
 	double g = share_of(sim.stats().goodput, 20 * kMs, 30 * kMs, kLinks);
 	printf("  32 paths after the first 10 ms: %.3f of 4R\n", g);
 	EXPECT_GT(g, 0.6);
+}
+
+// [PATH-1] the send rings are the caller's, one per path it may open (the
+// kernel gives npaths of them): a connection never opens a path without
+// one, and a configuration asking for more paths than rings is refused
+TEST(Multipath, PathsOpenOnlyAsFarAsTheRings)
+{
+	mrc_conn_cfg cfg = conn_cfg();
+	mrcsim::Conn c(6);
+
+	mrc_conn_cfg_default(&cfg, 8, kMss);
+	EXPECT_FALSE(c.init(cfg, 0));
+	mrc_conn_cfg_default(&cfg, 4, kMss);
+	ASSERT_TRUE(c.init(cfg, 0));
+	EXPECT_TRUE(mrc_conn_open_paths(&c, MRC_MAX_PATHS, kMs));
+	EXPECT_EQ(c.cfg.npaths, 6u);
+	EXPECT_FALSE(mrc_conn_open_paths(&c, 7, kMs));
+	for (uint32_t i = 0; i < 6; i++)
+		EXPECT_EQ(c.path[i].tx.ring, &c.rings[i]) << "path " << i;
+	EXPECT_EQ(c.path[6].tx.ring, nullptr);
 }
 
 } // namespace

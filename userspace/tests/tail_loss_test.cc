@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/conn.h"
 #include "sim/loopback.h"
 
 extern "C" {
@@ -45,8 +46,8 @@ public:
 		cfg.path.rto_init_ns = 100000 * us;
 		cfg.reply_hold_ns = 500 * us;
 		for (auto &c : c_) {
-			c.reset(new mrc_conn);
-			EXPECT_TRUE(mrc_conn_init(c.get(), &cfg, 0));
+			c.reset(new mrcsim::Conn);
+			EXPECT_TRUE(c->init(cfg, 0));
 		}
 	}
 
@@ -175,7 +176,7 @@ private:
 			net_.push_back({now_ + delay, 1 - from, true, {}, k});
 	}
 
-	std::unique_ptr<mrc_conn> c_[2];
+	std::unique_ptr<mrcsim::Conn> c_[2];
 	std::vector<Arrival> net_;
 	std::vector<Post> post_at_;
 	uint64_t now_ = 0, ping_at_ = 0;
@@ -271,9 +272,10 @@ TEST(TailLoss, ARepeatedRequestProbesOncePerRoundTrip)
 {
 	mrc_path_cfg cfg;
 	mrc_path_tx tx;
+	mrc_path_ring ring;
 
 	mrc_path_cfg_default(&cfg);
-	mrc_path_tx_init(&tx, &cfg, 0);
+	mrc_path_tx_init(&tx, &cfg, 0, &ring);
 	tx.srtt_ns = 200 * us;
 	mrc_path_tx_probe_now(&tx, 1000 * us);
 	EXPECT_EQ(tx.pto_deadline, 0u);			// nothing in flight
@@ -291,6 +293,7 @@ TEST(TailLoss, AnswerTimeoutFromAnswersDoubledPerProbe)
 {
 	mrc_path_cfg cfg;
 	mrc_path_tx tx;
+	mrc_path_ring ring;
 	uint32_t acked[MRC_PATH_WND], lost[MRC_PATH_WND];
 	mrc_path_events ev = {acked, lost, 0, 0, 0, 0, 0, false, 0, 0, 0};
 	mrc_sack sack = {};
@@ -298,7 +301,7 @@ TEST(TailLoss, AnswerTimeoutFromAnswersDoubledPerProbe)
 	mrc_path_cfg_default(&cfg);
 	cfg.ack_delay_ns = 4000 * us;
 	cfg.rto_min_ns = 20000 * us;
-	mrc_path_tx_init(&tx, &cfg, 0);
+	mrc_path_tx_init(&tx, &cfg, 0, &ring);
 	tx.rto_ns = cfg.rto_min_ns;
 
 	// no answer timed yet: only the silence rule and the RTO

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include "sim/conn.h"
 #include "sim/loopback.h"
 
 extern "C" {
@@ -51,7 +52,7 @@ void check(bool ok)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static std::unique_ptr<mrc_conn> a(new mrc_conn), b(new mrc_conn);
+	static std::unique_ptr<mrcsim::Conn> a(new mrcsim::Conn), b(new mrcsim::Conn);
 	Reader in = {data, size};
 	mrc_conn_cfg cfg;
 	uint32_t next_rx_ssn[MRC_MAX_STREAMS] = {}, next_tx_ssn[MRC_MAX_STREAMS] = {};
@@ -68,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.pkt_max = 256 * (1 + k / MRC_MAX_STREAMS % 4);
 	cfg.retry_limit = 3;
 	cfg.reply_hold_ns = (uint64_t)in.u8() * 2000;
-	if (!mrc_conn_init(a.get(), &cfg, now) || !mrc_conn_init(b.get(), &cfg, now))
+	if (!a->init(cfg, now) || !b->init(cfg, now))
 		return 0;
 
 	/* B's replies to A and A's ACKs of them, on stream 0, nothing lost */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // N-to-1 incast in virtual time; see incast.h.
+#include "sim/conn.h"
 #include "sim/incast.h"
 #include "sim/loopback.h"
 #include "sim/endpoint.h"
@@ -17,13 +18,13 @@ Incast::Incast(const IncastCfg &cfg) : cfg_(cfg)
 
 	mrc_conn_cfg_default(&cc, cfg.npaths, cfg.mss);
 	for (uint32_t i = 0; i < cfg.senders; i++) {
-		a_.emplace_back(new mrc_conn);
-		b_.emplace_back(new mrc_conn);
+		a_.emplace_back(new mrcsim::Conn);
+		b_.emplace_back(new mrcsim::Conn);
 		cc.seed = cfg.seed * 1000 + 2 * i + 1;
-		if (!mrc_conn_init(a_.back().get(), &cc, 0))
+		if (!a_.back()->init(cc, 0))
 			fail("init");
 		cc.seed++;
-		if (!mrc_conn_init(b_.back().get(), &cc, 0))
+		if (!b_.back()->init(cc, 0))
 			fail("init");
 	}
 	up_busy_.assign(cfg.senders, 0);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/conn.h"
+
 extern "C" {
 #include "core/conn.h"
 }
@@ -74,7 +76,7 @@ private:
 	void fail(const std::string &what);
 
 	IncastCfg cfg_;
-	std::vector<std::unique_ptr<mrc_conn>> a_, b_;
+	std::vector<std::unique_ptr<mrcsim::Conn>> a_, b_;
 	std::vector<uint64_t> up_busy_;
 	std::vector<uint32_t> next_ssn_;
 	uint64_t down_busy_ = 0, now_ = 0, order_ = 0;

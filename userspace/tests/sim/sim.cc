@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Simulated channel between two portable-core endpoints; see sim.h.
+#include "sim/conn.h"
 #include "sim/sim.h"
 #include "sim/loopback.h"
 #include "sim/endpoint.h"
@@ -18,14 +19,14 @@ static constexpr uint32_t kProbeBytes = kEncap + MRC_WIRE_BASE_LEN +
 
 Sim::Sim(const mrc_conn_cfg &cfg, const LinkCfg &link, const Workload &wl,
 	 uint64_t seed, const mrc_conn_cfg *peer)
-	: cfg_(cfg), link_(link), wl_(wl), a_(new mrc_conn), b_(new mrc_conn),
+	: cfg_(cfg), link_(link), wl_(wl), a_(new mrcsim::Conn), b_(new mrcsim::Conn),
 	  rng_(seed)
 {
 	mrc_conn_cfg ca = cfg;
 
 	ca.seed = seed * 2 + 1;
 	mrc_conn_cfg cb = peer_cfg(ca, peer ? *peer : ca, seed * 2 + 2);
-	if (!mrc_conn_init(a_.get(), &ca, 0) || !mrc_conn_init(b_.get(), &cb, 0))
+	if (!a_->init(ca, 0) || !b_->init(cb, 0))
 		fail("mrc_conn_init refused the configuration");
 	uint64_t capacity = link.rate_hint ?
 		(uint64_t)(link.rate_bpns * 1e9 * std::max(link.links, 1u)) : 0;

@@ -25,6 +25,7 @@
 extern "C" {
 #include "core/conn.h"
 }
+#include "sim/conn.h"
 #include "sim/endpoint.h"
 
 namespace mrcsim {
@@ -183,7 +184,7 @@ private:
 	mrc_conn_cfg cfg_;
 	LinkCfg link_;
 	Workload wl_;
-	std::unique_ptr<mrc_conn> a_, b_;
+	std::unique_ptr<mrcsim::Conn> a_, b_;
 	mrc_cc_share share_b_{}, share_a_{};
 	std::priority_queue<Pkt, std::vector<Pkt>, Later> q_;
 	std::vector<Outage> outages_;
