@@ -617,11 +617,10 @@ static void seg_lost(struct mrc_conn *c, u32 t, bool timeout)
  * packet's, and the reordering window.
  */
 static u64 rack_wait(const struct mrc_conn *c, const struct mrc_path *p,
-		     bool answer)
+		     bool answer, u64 reo)
 {
 	const struct mrc_path_tx *q =
 		&c->path[answer ? c->rack_req_path : c->rack_path].tx;
-	u64 reo = mrc_min_u64((u64)c->rack_mult * q->min_rtt_ns / 4, q->srtt_ns);
 	u64 mine = p->tx.min_rtt_ns, skew;
 	u32 i;
 
@@ -638,6 +637,15 @@ static u64 rack_wait(const struct mrc_conn *c, const struct mrc_path *p,
 	if (answer && !skew)
 		return reo;
 	return c->cfg.path.ack_delay_ns + reo + skew;
+}
+
+/* [REL-22] the reordering window, of the delivered packet's path */
+static u64 rack_reo(const struct mrc_conn *c, bool answer)
+{
+	const struct mrc_path_tx *q =
+		&c->path[answer ? c->rack_req_path : c->rack_path].tx;
+
+	return mrc_min_u64((u64)c->rack_mult * q->min_rtt_ns / 4, q->srtt_ns);
 }
 
 /* [REL-22] @p's packets sent before stamp @before are lost at @due. */
@@ -666,12 +674,15 @@ static u64 rack_path(struct mrc_conn *c, struct mrc_path *p, u64 now,
 /* [REL-22] declare lost what later deliveries prove lost, on every path. */
 static void rack_detect(struct mrc_conn *c, u64 now)
 {
-	u64 next = ~0ull;
+	u64 next = ~0ull, reo, reo_req = 0, due;
 	u32 i;
 
 	c->rack_deadline = 0;
 	if (!c->cfg.rack || !c->rack_set)
 		return;
+	reo = rack_reo(c, false);
+	if (c->rack_req_set)
+		reo_req = rack_reo(c, true);
 	for (i = 0; i < c->cfg.npaths; i++) {
 		struct mrc_path *p = &c->path[i];
 
@@ -684,16 +695,23 @@ static void rack_detect(struct mrc_conn *c, u64 now)
 		if (!p->tx.inflight_pkts ||
 		    (!p->tx.min_rtt_ns && p->state != MRC_PATH_PROBING))
 			continue;
-		if (c->rack_req_set) {
-			u64 due = c->rack_req_seen + rack_wait(c, p, true);
-
-			next = mrc_min_u64(next, rack_path(c, p, now,
-							   c->rack_req_sent,
-							   due));
+		/*
+		 * Every ACK asks this of every path: what went before the
+		 * packets delivered and is due, in O(1) until something is.
+		 */
+		if (c->rack_req_set &&
+		    mrc_path_tx_sent_before(&p->tx, c->rack_req_sent)) {
+			due = c->rack_req_seen + rack_wait(c, p, true, reo_req);
+			next = mrc_min_u64(next, now < due ? due :
+					   rack_path(c, p, now,
+						     c->rack_req_sent, due));
 		}
-		next = mrc_min_u64(next, rack_path(c, p, now, c->rack_sent,
-						   c->rack_seen +
-						   rack_wait(c, p, false)));
+		if (mrc_path_tx_sent_before(&p->tx, c->rack_sent)) {
+			due = c->rack_seen + rack_wait(c, p, false, reo);
+			next = mrc_min_u64(next, now < due ? due :
+					   rack_path(c, p, now, c->rack_sent,
+						     due));
+		}
 	}
 	if (next != ~0ull)
 		c->rack_deadline = next;
@@ -1259,11 +1277,11 @@ static u32 freshest_path(const struct mrc_conn *c)
 bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 		       struct mrc_ack_info *ack)
 {
-	u32 k, i = c->rx_npaths;
+	u32 k, j, i = c->rx_npaths;
 
-	for (k = 0; k < c->rx_npaths; k++) {
-		u32 j = (c->ack_rr + k) % c->rx_npaths;
-
+	/* one division, not one per path: this runs after every input */
+	for (k = 0, j = c->ack_rr % c->rx_npaths; k < c->rx_npaths;
+	     k++, j = j + 1 < c->rx_npaths ? j + 1 : 0) {
 		if (mrc_path_rx_ack_due(&c->path[j].rx, &c->cfg.path, now)) {
 			i = j;
 			break;

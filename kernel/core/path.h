@@ -225,6 +225,19 @@ static inline u32 mrc_path_tx_room(const struct mrc_path_tx *tx)
 }
 
 /*
+ * [REL-22] Some packet in flight was sent before stamp @before. Packets
+ * leave in PSN order and snd_una is the oldest in flight, so one slot
+ * tells: what every ACK asks of every path, in O(1).
+ */
+static inline bool mrc_path_tx_sent_before(const struct mrc_path_tx *tx,
+					   u32 before)
+{
+	return tx->inflight_pkts &&
+	       mrc_seq_before(tx->ring->slot[tx->snd_una % MRC_PATH_WND].sent,
+			      before);
+}
+
+/*
  * A packet that asked for an ACK is in flight (neither acked nor lost)
  * and was sent fewer than @within packets ago.
  */

@@ -198,7 +198,7 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 	bool in_use = mrc_sched_path_in_use(paths, npaths);
 	u64 best_start = 0;
 	int best = -1;
-	u32 k;
+	u32 k, i;
 
 	/*
 	 * [PATH-9] first, as it is what a lone message takes: the same
@@ -220,8 +220,9 @@ int mrc_sched_pick(struct mrc_sched *s, struct mrc_path *paths, u32 npaths,
 			return s->last;
 		}
 	}
-	for (k = 0; k < npaths; k++) {
-		u32 i = (s->rr + k) % npaths;
+	/* one division, not one per path: this runs for every packet */
+	for (k = 0, i = s->rr % npaths; k < npaths;
+	     k++, i = i + 1 < npaths ? i + 1 : 0) {
 		struct mrc_path *p = &paths[i];
 		u64 start;
 
