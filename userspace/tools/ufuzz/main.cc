@@ -160,6 +160,7 @@ constexpr unsigned kWeight[kClsCount] = {
 	6,	// mmap
 	6,	// destroy
 	6,	// state
+	6,	// mw
 };
 
 Cls draw(Rng &rng, uint32_t classes)
@@ -208,6 +209,8 @@ void run_op(Env &e, Pool &p, Cls c, Rng &rng)
 		return op_mmap(e, p, rng);
 	case kState:
 		return op_state(e, p, rng);
+	case kMw:
+		return op_mw(e, p, rng);
 	default:
 		return op_destroy(e, p, rng);
 	}

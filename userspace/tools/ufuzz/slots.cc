@@ -224,6 +224,8 @@ bool send_slot_malformed(ibv_qp_type type, const metaroce_send_wqe *w, uint32_t 
 // whether the result cannot succeed.
 bool slot_send_garbage(Env &e, FQp &q, uint8_t *slot, uint64_t id, Rng &rng)
 {
+	// LOCAL_INV and BIND_MW are the process's to post (the mw class), but
+	// this class has no window: a slot of either names nothing it may use
 	static const uint32_t bad_ops[] = {
 		IBV_WR_LOCAL_INV, IBV_WR_BIND_MW, IBV_WR_TSO, 11, 12, 0x20, 0xff, 0x7fffffff,
 		0xffffffff,

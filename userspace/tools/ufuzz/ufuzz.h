@@ -58,6 +58,7 @@ enum Cls : int {
 	kMmap,		// mappings: bad offsets/sizes, private, stale, remapped
 	kDestroy,	// destroying objects with WRs outstanding, killed processes
 	kState,		// modify_qp to any state under traffic, destroy while rung
+	kMw,		// BIND_MW and LOCAL_INV slots: keys, PDs, rights, ranges
 	kClsCount
 };
 
@@ -183,6 +184,9 @@ struct Env {
 	ibv_mr *mr = nullptr;
 	ibv_mr *mr_ro = nullptr;	// the same pages, remote read only, no local write
 	ibv_mr *mr_pd2 = nullptr;	// the same pages in pd2
+	ibv_mr *mr_bind = nullptr;	// the same pages, local write and MW bind
+	ibv_mr *mr_bind_nolw = nullptr;	// MW bind without local write
+	ibv_mr *mr_bind_pd2 = nullptr;	// as mr_bind, in pd2
 	uint32_t dead_lkey = 0;		// of a deregistered MR
 	ibv_ah_attr ah_attr{};		// the peer's UD QP's address
 	ibv_ah *ah = nullptr;		// to the peer's UD QP
@@ -294,6 +298,7 @@ void op_doorbell(Env &e, Pool &p, Rng &rng);
 void op_mmap(Env &e, Pool &p, Rng &rng);
 void op_destroy(Env &e, Pool &p, Rng &rng);
 void op_state(Env &e, Pool &p, Rng &rng);
+void op_mw(Env &e, Pool &p, Rng &rng);
 
 // The QPs the operations share: made once, re-armed when an op left one in ERR.
 struct Pool {
