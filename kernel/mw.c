@@ -7,7 +7,9 @@
  * length 0, never invalidated. Type 2B windows belong to a QP once bound:
  * only BIND_MW binds them, only from free, only LOCAL_INV or a received
  * SEND_WITH_INV frees them, and only the QP they were bound through may
- * use their rkey. Zero-based windows are not offered.
+ * use their rkey (by number: a window bound through a QP that is gone
+ * answers no other, as QP numbers come round again only after 2^24).
+ * Zero-based windows are not offered.
  */
 
 #include <linux/random.h>

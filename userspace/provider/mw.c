@@ -15,37 +15,30 @@
 struct ibv_mw *mrc_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 {
 	struct ib_uverbs_alloc_mw_resp resp;
-	struct ibv_alloc_mw cmd;
-	struct ibv_mw *mw;
-	int err;
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw = NULL;
+	int err = EOPNOTSUPP;
 
-	if (to_mctx(pd->context)->abi_version < MRC_ABI_MW) {
-		errno = EOPNOTSUPP;
-		return NULL;
+	/* an older kernel has no windows (and no BIND_MW slot) */
+	if (to_mctx(pd->context)->abi_version >= MRC_ABI_MW) {
+		mw = calloc(1, sizeof(*mw));
+		err = mw ? ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd),
+					    &resp, sizeof(resp)) : ENOMEM;
 	}
-	mw = calloc(1, sizeof(*mw));
-	if (!mw)
-		return NULL;
-	memset(&cmd, 0, sizeof(cmd));
-	err = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
-			       sizeof(resp));
-	if (err) {
-		free(mw);
-		errno = err;
-		return NULL;
-	}
-	return mw;
+	if (!err)
+		return mw;
+	free(mw);
+	errno = err;
+	return NULL;
 }
 
 int mrc_dealloc_mw(struct ibv_mw *mw)
 {
-	int err;
+	int err = ibv_cmd_dealloc_mw(mw);
 
-	err = ibv_cmd_dealloc_mw(mw);
-	if (err)
-		return err;
-	free(mw);
-	return 0;
+	if (!err)
+		free(mw);
+	return err;
 }
 
 /*

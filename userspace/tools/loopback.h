@@ -51,8 +51,7 @@ inline int qp_try_rts(ibv_qp *qp, uint8_t rd_atomic)
 
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
+	a.retry_cnt = a.rnr_retry = 7;	// RNR: 7 retries without end
 	a.sq_psn = 1000;
 	a.max_rd_atomic = rd_atomic;
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |

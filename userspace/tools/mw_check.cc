@@ -35,8 +35,6 @@
 // Output: "ok STEP" / "fail STEP: why" lines and "all steps passed"; exit
 // status 0 when every step passed.
 
-#include <unistd.h>
-
 #include <infiniband/verbs.h>
 
 #include <cerrno>
@@ -588,28 +586,9 @@ void dereg_steps(Env &e)
 
 int main(int argc, char **argv)
 {
-	const char *dev = nullptr;
 	Env e;
-	int opt;
+	const char *dev = mrc_tool::dev_gid_args(argc, argv, e.gidx);
 
-	while ((opt = getopt(argc, argv, "d:g:")) != -1) {
-		switch (opt) {
-		case 'd':
-			dev = optarg;
-			break;
-		case 'g':
-			e.gidx = atoi(optarg);
-			break;
-		default:
-			dev = nullptr;
-			optind = argc;
-			break;
-		}
-	}
-	if (!dev) {
-		fprintf(stderr, "usage: %s -d DEV [-g GID_INDEX]\n", argv[0]);
-		return 2;
-	}
 	e.ctx = mrc_tool::open_device(dev);
 	if (ibv_query_gid(e.ctx, 1, e.gidx, &e.gid))
 		die("query_gid %d", e.gidx);

@@ -42,8 +42,6 @@
 // Output: "ok STEP" / "fail STEP: why" lines and "all steps passed"; exit
 // status 0 when every step passed.
 
-#include <unistd.h>
-
 #include <infiniband/verbs.h>
 
 #include <cerrno>
@@ -652,28 +650,10 @@ void msg_size_step(Env &e)
 
 int main(int argc, char **argv)
 {
-	const char *dev = nullptr;
 	Env e;
-	int opt;
+	const char *dev = mrc_tool::dev_gid_args(argc, argv, e.gidx);
 	ibv_send_wr *bad;
 
-	while ((opt = getopt(argc, argv, "d:g:")) != -1) {
-		switch (opt) {
-		case 'd':
-			dev = optarg;
-			break;
-		case 'g':
-			e.gidx = atoi(optarg);
-			break;
-		default:
-			fprintf(stderr, "usage: %s -d DEV [-g GID_INDEX]\n", argv[0]);
-			return 2;
-		}
-	}
-	if (!dev) {
-		fprintf(stderr, "usage: %s -d DEV [-g GID_INDEX]\n", argv[0]);
-		return 2;
-	}
 	e.ctx = open_device(dev);
 	if (ibv_query_gid(e.ctx, 1, e.gidx, &e.gid))
 		die("query_gid %d", e.gidx);
