@@ -18,28 +18,6 @@ set -euo pipefail
 
 TOOL=$TOP/build/userspace/tools/mrc_mw_check
 
-# ---------------------------------------------------------------- guest side
-up() {
-	[ -x "$TOOL" ] || fail "no $TOOL (make userspace)"
-	rdma link add mrc0 type metaroce netdev eth0
-	wait_until "mrc0 ACTIVE" port_is mrc0 "4: ACTIVE"
-	wait_until "fd00::1 GID" gid_index mrc0 "$(gid_of_ipv6 fd00::1)" >/dev/null
-}
-
-run() {
-	local g out
-	g=$(gid_index mrc0 "$1") || fail "no GID $1"
-	out=$(timeout 120 "$TOOL" -d mrc0 -g "$g" 2>&1) || fail "$out"
-	echo "$out" | sed 's/^/  /'
-	[ "$(grep -c '^ok ' <<<"$out")" -eq 37 ] || fail "not every step ran"
-	grep -q "^all steps passed" <<<"$out" || fail "not every step passed"
-}
-
-# ----------------------------------------------------------------- host side
 case_main "$@"
-g a up
-echo "IPv4 GID"
-g a run "$(gid_of_ipv4 10.0.0.1)"
-echo "IPv6 GID"
-g a run "$(gid_of_ipv6 fd00::1)"
+loop_tool_case "$TOOL" 37 120
 echo "ok: 53-memory-windows"

@@ -84,10 +84,11 @@ void env_open(Env &e, const char *dev, int gidx)
 	e.mr = ibv_reg_mr(e.pd, e.buf, kBufLen, kAll);
 	e.mr_ro = ibv_reg_mr(e.pd, e.buf, kBufLen, static_cast<int>(IBV_ACCESS_REMOTE_READ));
 	e.mr_pd2 = ibv_reg_mr(e.pd2, e.buf, kBufLen, kAll);
-	e.mr_bind = ibv_reg_mr(e.pd, e.buf, kBufLen,
+	// small: pinned memory counts against the user's RLIMIT_MEMLOCK
+	e.mr_bind = ibv_reg_mr(e.pd, e.buf, kBindLen,
 			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
-	e.mr_bind_nolw = ibv_reg_mr(e.pd, e.buf, kBufLen, IBV_ACCESS_MW_BIND);
-	e.mr_bind_pd2 = ibv_reg_mr(e.pd2, e.buf, kBufLen,
+	e.mr_bind_nolw = ibv_reg_mr(e.pd, e.buf, kBindLen, IBV_ACCESS_MW_BIND);
+	e.mr_bind_pd2 = ibv_reg_mr(e.pd2, e.buf, kBindLen,
 				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 	ibv_mr *dead = ibv_reg_mr(e.pd, e.buf, 4096, kAll);
 	if (!e.mr || !e.mr_ro || !e.mr_pd2 || !e.mr_bind || !e.mr_bind_nolw ||

@@ -31,7 +31,7 @@ enum Bend : uint32_t {
 	kMwOtherPd,
 	kPastMr,
 	kBeforeMr,
-	kWrap,		// addr + length passes 2^64
+	kWrapping,	// addr + length passes 2^64
 	kZeroLength,	// type 2: no unbinding by bind
 	kBadRights,	// zero-based, MW_BIND, bits no verb has
 	kNoLocalWrite,	// remote write or atomic over an MR without local write
@@ -68,8 +68,8 @@ uint32_t bind_slot(Env &e, FQp &q, uint8_t *slot, uint64_t id, Bend b, const Win
 	s->wr_id = id;
 	s->opcode = IBV_WR_BIND_MW;
 	s->send_flags = IBV_SEND_SIGNALED;
-	s->wr.bind.addr = base + 4096 * rng.below(16);
-	s->wr.bind.length = 1 + rng.below(65536);
+	s->wr.bind.addr = base + 4096 * rng.below(kBindLen / 4096);
+	s->wr.bind.length = 1 + rng.below(kBindLen);
 	s->wr.bind.mw_rkey = key;
 	s->wr.bind.rkey = ibv_inc_rkey(key);
 	s->wr.bind.access = static_cast<uint32_t>(rng.below(kRemote + 1)) & kRemote;
@@ -102,13 +102,13 @@ uint32_t bind_slot(Env &e, FQp &q, uint8_t *slot, uint64_t id, Bend b, const Win
 		mr = e.mr_bind_pd2;
 		break;
 	case kPastMr:
-		s->wr.bind.addr = base + kBufLen - 1 - rng.below(4096);
-		s->wr.bind.length = base + kBufLen - s->wr.bind.addr + 1 + rng.below(4096);
+		s->wr.bind.addr = base + kBindLen - 1 - rng.below(4096);
+		s->wr.bind.length = base + kBindLen - s->wr.bind.addr + 1 + rng.below(4096);
 		break;
 	case kBeforeMr:
 		s->wr.bind.addr = base - 1 - rng.below(4096);
 		break;
-	case kWrap:
+	case kWrapping:
 		s->wr.bind.length = ~uint64_t{0} - (s->wr.bind.addr - base) - rng.below(64);
 		break;
 	case kZeroLength:
@@ -138,9 +138,9 @@ uint32_t bind_slot(Env &e, FQp &q, uint8_t *slot, uint64_t id, Bend b, const Win
 	if (mr)
 		s->wr.bind.mr_lkey = mr->lkey;
 	// inside the MR unless bent out of it
-	if (b != kPastMr && b != kBeforeMr && b != kWrap &&
-	    s->wr.bind.addr + s->wr.bind.length > base + kBufLen)
-		s->wr.bind.length = base + kBufLen - s->wr.bind.addr;
+	if (b != kPastMr && b != kBeforeMr && b != kWrapping &&
+	    s->wr.bind.addr + s->wr.bind.length > base + kBindLen)
+		s->wr.bind.length = base + kBindLen - s->wr.bind.addr;
 	return s->wr.bind.rkey;
 }
 

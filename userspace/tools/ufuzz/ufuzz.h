@@ -112,6 +112,7 @@ constexpr uint32_t kMaxSge = 4;
 constexpr uint32_t kMaxInline = 64;
 constexpr uint32_t kQkey = 0x11111111;
 constexpr size_t kBufLen = 1u << 20;	// the process's registered buffer
+constexpr size_t kBindLen = 64u << 10;	// its start, under the MW bind MRs
 
 // One ring of the provider, written directly. The provider's own index
 // (*mine) is kept equal to the producer index this process last meant, so
