@@ -600,12 +600,13 @@ int main(int argc, char **argv)
 		die("pd or buffers");
 	memset(e.tbuf, 0, kBuf);
 	memset(e.lbuf, 0, kBuf);
-	const int bind = IBV_ACCESS_MW_BIND;
-	e.tmr = ibv_reg_mr(e.pd, e.tbuf, kBuf, IBV_ACCESS_LOCAL_WRITE | bind);
-	e.lmr = ibv_reg_mr(e.pd, e.lbuf, kBuf, IBV_ACCESS_LOCAL_WRITE);
-	e.nobind = ibv_reg_mr(e.pd, e.tbuf, kBuf, IBV_ACCESS_LOCAL_WRITE);
+	// ints: ibv_reg_mr() is a macro that ANDs its argument with an enum
+	const int bind = IBV_ACCESS_MW_BIND, lw = IBV_ACCESS_LOCAL_WRITE;
+	e.tmr = ibv_reg_mr(e.pd, e.tbuf, kBuf, lw | bind);
+	e.lmr = ibv_reg_mr(e.pd, e.lbuf, kBuf, lw);
+	e.nobind = ibv_reg_mr(e.pd, e.tbuf, kBuf, lw);
 	e.ro = ibv_reg_mr(e.pd, e.tbuf, kBuf, bind);
-	e.mr2 = ibv_reg_mr(e.pd2, e.tbuf, kBuf, IBV_ACCESS_LOCAL_WRITE | bind);
+	e.mr2 = ibv_reg_mr(e.pd2, e.tbuf, kBuf, lw | bind);
 	if (!e.tmr || !e.lmr || !e.nobind || !e.ro || !e.mr2)
 		die("reg_mr: %s", strerror(errno));
 

@@ -87,7 +87,7 @@ void env_open(Env &e, const char *dev, int gidx)
 	// small: pinned memory counts against the user's RLIMIT_MEMLOCK
 	e.mr_bind = ibv_reg_mr(e.pd, e.buf, kBindLen,
 			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
-	e.mr_bind_nolw = ibv_reg_mr(e.pd, e.buf, kBindLen, IBV_ACCESS_MW_BIND);
+	e.mr_bind_nolw = ibv_reg_mr(e.pd, e.buf, kBindLen, static_cast<int>(IBV_ACCESS_MW_BIND));
 	e.mr_bind_pd2 = ibv_reg_mr(e.pd2, e.buf, kBindLen,
 				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 	ibv_mr *dead = ibv_reg_mr(e.pd, e.buf, 4096, kAll);
