@@ -436,6 +436,16 @@ std::string describe_send(const uint8_t *slot)
 	const auto *s = reinterpret_cast<const metaroce_sge *>(w + 1);
 	char b[256];
 
+	if (w->opcode == IBV_WR_BIND_MW) {
+		snprintf(b, sizeof(b),
+			 "bind slot: flags %#x num_sge %u length %u addr %#llx len %#llx "
+			 "window %#x -> %#x mr %#x access %#x",
+			 w->send_flags, w->num_sge, w->length,
+			 (unsigned long long)w->wr.bind.addr,
+			 (unsigned long long)w->wr.bind.length, w->wr.bind.mw_rkey,
+			 w->wr.bind.rkey, w->wr.bind.mr_lkey, w->wr.bind.access);
+		return b;
+	}
 	snprintf(b, sizeof(b),
 		 "send slot: opcode %#x flags %#x num_sge %u length %u raddr %#llx rkey %#x "
 		 "ah %u sge0 %#llx/%u/%#x",
