@@ -12,6 +12,7 @@
 #include <rdma/ib_mad.h>
 
 #include "metaroce.h"
+#include "mw.h"
 #include "registry.h"
 #include "stats.h"
 #include "ud.h"
@@ -251,6 +252,8 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.alloc_mr = mrc_alloc_mr,
 	.map_mr_sg = mrc_map_mr_sg,
 	.dereg_mr = mrc_dereg_mr,
+	.alloc_mw = mrc_alloc_mw,
+	.dealloc_mw = mrc_dealloc_mw,
 	.mmap_free = mrc_mmap_free,
 	.create_cq = mrc_create_cq,
 	.destroy_cq = mrc_destroy_cq,
@@ -271,6 +274,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, mrc_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mrc_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_mw, mrc_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_ah, mrc_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mrc_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_srq, mrc_srq, ibsrq),

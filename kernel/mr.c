@@ -32,6 +32,8 @@
 /* Bits a registration may carry: the rights above plus hints we ignore. */
 #define MRC_ACCESS_REG		(MRC_ACCESS_NEEDS | IB_ACCESS_HUGETLB |	\
 				 IB_ACCESS_OPTIONAL)
+/* User MRs may also carry windows (mw.c); DMA and fast-reg MRs may not. */
+#define MRC_ACCESS_USER		(MRC_ACCESS_REG | IB_ACCESS_MW_BIND)
 
 bool mrc_range_within(u64 base, u64 size, u64 va, u64 len)
 {
@@ -48,11 +50,14 @@ bool mrc_access_allows(int granted, int need)
 	return (granted & need) == need;
 }
 
-/* Registration-time rules of IB 10.6.3 plus what we do not implement. */
-static int mrc_mr_access_valid(int access)
+/*
+ * Registration-time rules of IB 10.6.3 plus what we do not implement;
+ * @allowed: MRC_ACCESS_REG, or MRC_ACCESS_USER for a user MR.
+ */
+static int mrc_mr_access_valid(int access, int allowed)
 {
-	if (access & ~MRC_ACCESS_REG)
-		return -EOPNOTSUPP;	/* MW bind, zero-based, ODP */
+	if (access & ~allowed)
+		return -EOPNOTSUPP;	/* zero-based, ODP; MW bind but on user MRs */
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
@@ -117,7 +122,7 @@ struct ib_mr *mrc_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct mrc_mr *mr;
 	int err;
 
-	err = mrc_mr_access_valid(access);
+	err = mrc_mr_access_valid(access, MRC_ACCESS_REG);
 	if (err)
 		return ERR_PTR(err);
 	mr = mrc_mr_new(ibpd, IB_MR_TYPE_DMA);
@@ -181,7 +186,7 @@ struct ib_mr *mrc_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct mrc_mr *mr;
 	int err;
 
-	err = mrc_mr_access_valid(access);
+	err = mrc_mr_access_valid(access, MRC_ACCESS_USER);
 	if (err)
 		return ERR_PTR(err);
 	if (!length)
@@ -213,19 +218,26 @@ err_free:
  * @flags keeps them. ib_core puts it in the old one's place (the keys
  * change, as the verbs allow) and only then deregisters the old one, so
  * a failure here leaves the old MR as it was; no WR ever sees a half-made
- * change.
+ * change. An MR with windows bound stays as it is (EBUSY, as dereg).
  */
 struct ib_mr *mrc_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				u64 length, u64 iova, int access,
 				struct ib_pd *pd, struct ib_udata *udata)
 {
 	struct mrc_mr *old = to_mrc_mr(ibmr);
+	struct ib_mr *new;
 	unsigned long irq;
 
 	if (old->type != IB_MR_TYPE_USER || !old->umem ||
 	    flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS))
 		return ERR_PTR(-EOPNOTSUPP);
 	spin_lock_irqsave(&old->lock, irq);
+	if (atomic_read(&old->mw_bound)) {
+		spin_unlock_irqrestore(&old->lock, irq);
+		return ERR_PTR(-EBUSY);
+	}
+	/* ib_core deregisters the old MR once this succeeds: no new windows */
+	old->no_bind = true;
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = old->umem->address;
 		length = old->length;
@@ -236,7 +248,13 @@ struct ib_mr *mrc_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	spin_unlock_irqrestore(&old->lock, irq);
 	if (!(flags & IB_MR_REREG_PD) || !pd)
 		pd = ibmr->pd;
-	return mrc_reg_user_mr(pd, start, length, iova, access, udata);
+	new = mrc_reg_user_mr(pd, start, length, iova, access, udata);
+	if (IS_ERR(new)) {
+		spin_lock_irqsave(&old->lock, irq);
+		old->no_bind = false;
+		spin_unlock_irqrestore(&old->lock, irq);
+	}
+	return new;
 }
 
 struct ib_mr *mrc_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
@@ -318,7 +336,15 @@ int mrc_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct mrc_verbs_tables *t = mrc_dev_tables(ibmr->device);
 	unsigned long flags;
 
+	/*
+	 * IBA 10.6.7.2.6: not while windows are bound to it. Binds count
+	 * under this lock, after checking the state, so no bind slips in.
+	 */
 	spin_lock_irqsave(&mr->lock, flags);
+	if (atomic_read(&mr->mw_bound)) {
+		spin_unlock_irqrestore(&mr->lock, flags);
+		return -EBUSY;
+	}
 	mr->state = MRC_MR_INVALID;
 	spin_unlock_irqrestore(&mr->lock, flags);
 
@@ -331,17 +357,22 @@ int mrc_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
-struct mrc_mr *mrc_mr_get(struct ib_device *ibdev, u32 key)
+struct mrc_mr *mrc_mr_lookup(struct xarray *keys, u32 key)
 {
-	struct mrc_verbs_tables *t = mrc_dev_tables(ibdev);
 	struct mrc_mr *mr;
 
 	rcu_read_lock();
-	mr = xa_load(&t->mrs, key >> 8);
-	if (mr && !refcount_inc_not_zero(&mr->ref))
+	mr = xa_load(keys, key >> 8);
+	/* a window's entry (mw.h) is tagged: never an MR, never an lkey */
+	if (xa_pointer_tag(mr) || (mr && !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	rcu_read_unlock();
 	return mr;
+}
+
+struct mrc_mr *mrc_mr_get(struct ib_device *ibdev, u32 key)
+{
+	return mrc_mr_lookup(&mrc_dev_tables(ibdev)->mrs, key);
 }
 
 void mrc_mr_put(struct mrc_mr *mr)
@@ -397,7 +428,7 @@ int mrc_mr_fast_reg(const struct ib_pd *pd, struct mrc_mr *mr, u32 key,
 	unsigned long flags;
 	int err;
 
-	err = mrc_mr_access_valid(access);
+	err = mrc_mr_access_valid(access, MRC_ACCESS_REG);
 	if (err)
 		return -EINVAL;
 	if (mr->type != IB_MR_TYPE_MEM_REG)
@@ -425,13 +456,13 @@ int mrc_mr_fast_reg(const struct ib_pd *pd, struct mrc_mr *mr, u32 key,
 }
 
 /*
- * IB_WR_LOCAL_INV and the invalidation of IB_WR_SEND_WITH_INV: only
- * fast-reg MRs of the QP's PD, named by their current key.
+ * IB_WR_LOCAL_INV and the invalidation of IB_WR_SEND_WITH_INV of an MR
+ * (mrc_key_invalidate() for windows): only fast-reg MRs of the QP's PD,
+ * named by their current key.
  */
-int mrc_mr_invalidate(struct ib_device *ibdev, const struct ib_pd *pd,
-		      u32 key)
+int mrc_mr_invalidate(struct xarray *keys, const struct ib_pd *pd, u32 key)
 {
-	struct mrc_mr *mr = mrc_mr_get(ibdev, key);
+	struct mrc_mr *mr = mrc_mr_lookup(keys, key);
 	unsigned long flags;
 	int err = 0;
 

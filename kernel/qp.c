@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "mw.h"
 #include "verbs.h"
 
 /* Completion handler work collected under the queue locks. */
@@ -455,7 +456,8 @@ struct mrc_mr *mrc_qp_remote_mr(struct mrc_qp *qp, u32 rkey, u64 va, u64 len,
 		*err = -EACCES;
 		return NULL;
 	}
-	return mrc_mr_get_checked(qp->ibqp.pd, rkey, va, len, need, err);
+	return mrc_rkey_get(qp->ibqp.pd, qp->ibqp.qp_num, rkey, va, len, need,
+			    err);
 }
 
 /* --- lookup ------------------------------------------------------------- */

@@ -18,6 +18,7 @@
 #include <linux/module.h>
 
 #include "metaroce.h"
+#include "mw.h"
 #include "ack.h"
 #include "place.h"
 #include "probe.h"
@@ -392,7 +393,9 @@ static void mrc_rx_complete_recv(struct mrc_xp *xp, struct mrc_xp_rmsg *m,
 	} else if (m->flags & MRC_F_INV) {
 		wc.ex.invalidate_rkey = m->imm;
 		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
-		if (mrc_mr_invalidate(qp->ibqp.device, qp->ibqp.pd, m->imm))
+		if (mrc_key_invalidate(&mrc_dev_tables(qp->ibqp.device)->mrs,
+				       qp->ibqp.pd, qp->ibqp.qp_num, m->imm,
+				       true))
 			wc.status = IB_WC_LOC_PROT_ERR;
 	}
 	mrc_qp_complete_recv(qp, &wc, m->flags & MRC_F_SOLICITED);

@@ -14,6 +14,7 @@
 
 #include "ack.h"
 #include "metaroce.h"
+#include "mw.h"
 #include "place.h"
 #include "probe.h"
 #include "stats.h"
@@ -102,10 +103,18 @@ static void mrc_tx_take(struct mrc_xp *xp, struct mrc_send_wqe *wqe)
 		err = mrc_tx_check_sges(qp, wqe, IB_ACCESS_LOCAL_WRITE);
 		break;
 	case IB_WR_LOCAL_INV:
-		err = mrc_mr_invalidate(qp->ibqp.device, qp->ibqp.pd,
-					wqe->ex.invalidate_rkey);
+		err = mrc_key_invalidate(&mrc_dev_tables(qp->ibqp.device)->mrs,
+					 qp->ibqp.pd, qp->ibqp.qp_num,
+					 wqe->ex.invalidate_rkey, false);
 		e->done = true;
 		break;
+	case IB_WR_BIND_MW:
+		/* C10-71ff: a broken bind rule is a bind error, the QP fails */
+		if (mrc_mw_bind(&mrc_dev_tables(qp->ibqp.device)->mrs,
+				qp->ibqp.pd, qp->ibqp.qp_num, &wqe->wr.bind))
+			e->status = IB_WC_MW_BIND_ERR;
+		e->done = true;
+		return;
 	case IB_WR_REG_MR:
 		err = mrc_mr_fast_reg(qp->ibqp.pd, wqe->wr.reg.mr,
 				      wqe->wr.reg.key, wqe->wr.reg.access);

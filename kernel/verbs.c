@@ -7,6 +7,7 @@
 #include <linux/xarray.h>
 
 #include "metaroce.h"
+#include "mw.h"
 #include "verbs.h"
 
 void mrc_verbs_tables_init(struct mrc_verbs_tables *t)
@@ -18,6 +19,7 @@ void mrc_verbs_tables_init(struct mrc_verbs_tables *t)
 	t->next_mr = 1;
 	t->next_qpn = MRC_MIN_QPN;
 	t->next_ah = 1;
+	atomic_set(&t->num_mw, 0);
 	t->gsi = NULL;
 	t->qp_hooks = NULL;
 }
@@ -53,6 +55,7 @@ void mrc_verbs_fill_device_attr(struct ib_device_attr *attr)
 	attr->max_cqe = MRC_MAX_CQE;
 	attr->max_mr = MRC_MAX_MR_INDEX;
 	attr->max_pd = 1 << 16;
+	attr->max_mw = MRC_MAX_MW;
 	attr->max_qp_rd_atom = MRC_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = MRC_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = MRC_MAX_RD_ATOMIC * 1024;
@@ -69,7 +72,9 @@ void mrc_verbs_fill_device_attr(struct ib_device_attr *attr)
 				  IB_DEVICE_SYS_IMAGE_GUID |
 				  IB_DEVICE_RC_RNR_NAK_GEN |
 				  IB_DEVICE_SRQ_RESIZE |
-				  IB_DEVICE_MEM_MGT_EXTENSIONS;
+				  IB_DEVICE_MEM_MGT_EXTENSIONS |
+				  IB_DEVICE_MEM_WINDOW |
+				  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 }
 
 struct mrc_verbs_tables *mrc_dev_tables(struct ib_device *ibdev)

@@ -54,12 +54,13 @@ struct mrc_sge;
  * context (softirq receive included), hence the irq-safe xarray locks.
  */
 struct mrc_verbs_tables {
-	struct xarray mrs;	/* key >> 8 -> struct mrc_mr */
+	struct xarray mrs;	/* key >> 8 -> struct mrc_mr, or mrc_mw (mw.h) */
 	struct xarray qps;	/* qp number -> struct mrc_qp */
 	struct xarray ahs;	/* AH number -> struct mrc_ah (user AHs) */
 	u32 next_mr;		/* cyclic allocation cursors */
 	u32 next_qpn;
 	u32 next_ah;
+	atomic_t num_mw;	/* windows, at most MRC_MAX_MW */
 	struct mrc_qp *gsi;	/* QP1, set while it exists */
 	const struct mrc_qp_hooks *qp_hooks;	/* transport glue */
 	const struct mrc_qp_hooks *ud_hooks;	/* ... of UD and GSI QPs */
@@ -177,6 +178,8 @@ struct mrc_mr {
 	u32 first_offset;	/* offset of iova in the first page */
 	u32 map_offset;		/* MEM_REG: first_offset of the last map */
 	u32 map_shift;		/* MEM_REG: page_shift of the last map */
+	atomic_t mw_bound;	/* windows bound to it (mw.c): no dereg */
+	bool no_bind;		/* being replaced by rereg: no new windows */
 };
 
 static inline struct mrc_mr *to_mrc_mr(struct ib_mr *ibmr)
@@ -202,6 +205,8 @@ bool mrc_access_allows(int granted, int need);
 
 /* Lookup by key (lkey or rkey); NULL if none. Drop with mrc_mr_put(). */
 struct mrc_mr *mrc_mr_get(struct ib_device *ibdev, u32 key);
+/* The same in the key table @keys (tables->mrs); never a window. */
+struct mrc_mr *mrc_mr_lookup(struct xarray *keys, u32 key);
 void mrc_mr_put(struct mrc_mr *mr);
 
 /*
@@ -219,8 +224,7 @@ struct mrc_mr *mrc_mr_get_checked(const struct ib_pd *pd, u32 key, u64 va,
 /* Fast registration work requests, executed by the send path in order. */
 int mrc_mr_fast_reg(const struct ib_pd *pd, struct mrc_mr *mr, u32 key,
 		    int access);
-int mrc_mr_invalidate(struct ib_device *ibdev, const struct ib_pd *pd,
-		      u32 key);
+int mrc_mr_invalidate(struct xarray *keys, const struct ib_pd *pd, u32 key);
 
 enum mrc_copy_dir {
 	MRC_COPY_TO_MR,		/* placement: buffer -> MR */
@@ -259,6 +263,16 @@ struct mrc_sge {
 	u32 lkey;
 };
 
+/* IB_WR_BIND_MW, from a user send slot only (mw.c). */
+struct mrc_bind_wr {
+	u64 addr;
+	u64 length;		/* 0: unbind a type 1 window */
+	u32 mw_rkey;		/* the window's current rkey */
+	u32 rkey;		/* its new rkey: same index, new tag byte */
+	u32 mr_lkey;
+	u32 access;		/* IB_ACCESS_REMOTE_* */
+};
+
 /*
  * A send WQE as stored in the send queue: everything copied out of the
  * ib_send_wr at post time, followed by num_sge SGEs or, with
@@ -291,6 +305,7 @@ struct mrc_send_wqe {
 			u32 key;
 			int access;
 		} reg;
+		struct mrc_bind_wr bind;
 		struct {
 			struct mrc_ah *ah;	/* held by the consumer */
 			u32 ah_num;	/* user QPs (ah NULL): mrc_ah_lookup() */
@@ -569,8 +584,9 @@ void mrc_qp_flush_posted(struct mrc_qp *qp, bool send);
  *	qp are filled in here); @solicited for the CQ's arming rules.
  * mrc_qp_error: move to ERR from any context and raise @event (0: none).
  * mrc_qp_remote_mr: responder side of RDMA READ/WRITE/atomics: the QP's
- *	access flags must allow @need, then mrc_mr_get_checked() in the QP's
- *	PD. Returns the MR with a reference, or NULL and *err.
+ *	access flags must allow @need, then the MR or window the rkey names
+ *	is checked in the QP's PD (mrc_rkey_get()). Returns the MR with a
+ *	reference, or NULL and *err.
  */
 struct mrc_qp *mrc_qp_get(struct ib_device *ibdev, u32 qpn);
 void mrc_qp_put(struct mrc_qp *qp);

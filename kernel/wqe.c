@@ -222,6 +222,8 @@ enum ib_wc_opcode mrc_wr_to_wc_opcode(enum ib_wr_opcode opcode)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}
@@ -241,13 +243,42 @@ size_t mrc_user_recv_slot_size(u32 max_sge)
 	       (size_t)max_sge * sizeof(struct metaroce_sge);
 }
 
-/* What a process may post: no memory registration from userspace. */
-static bool mrc_user_opcode_ok(u32 opcode)
+/*
+ * What a process may post: no fast registration from userspace, but
+ * windows (BIND_MW, which kernel consumers have no API for) and their
+ * invalidation.
+ */
+static bool mrc_user_opcode_ok(enum ib_qp_type type, u32 opcode)
 {
+	if (opcode == IB_WR_BIND_MW)
+		return type == IB_QPT_RC;
+	if (mrc_wr_opcode_ok(type, opcode))
+		return false;
 	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
 	       opcode == IB_WR_SEND_WITH_INV || opcode == IB_WR_RDMA_WRITE ||
 	       opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
-	       opcode == IB_WR_RDMA_READ || mrc_opcode_is_atomic(opcode);
+	       opcode == IB_WR_RDMA_READ || mrc_opcode_is_atomic(opcode) ||
+	       opcode == IB_WR_LOCAL_INV;
+}
+
+static bool mrc_opcode_is_local(u32 opcode)
+{
+	return opcode == IB_WR_BIND_MW || opcode == IB_WR_LOCAL_INV;
+}
+
+/*
+ * A bind slot: every field is checked by mrc_mw_bind() when it executes,
+ * against the window and MR as they are then.
+ */
+static void mrc_bind_from_user(struct mrc_bind_wr *b,
+			       const struct metaroce_send_wqe *uwqe)
+{
+	b->addr = READ_ONCE(uwqe->wr.bind.addr);
+	b->length = READ_ONCE(uwqe->wr.bind.length);
+	b->mw_rkey = READ_ONCE(uwqe->wr.bind.mw_rkey);
+	b->rkey = READ_ONCE(uwqe->wr.bind.rkey);
+	b->mr_lkey = READ_ONCE(uwqe->wr.bind.mr_lkey);
+	b->access = READ_ONCE(uwqe->wr.bind.access);
 }
 
 #define MRC_USER_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
@@ -283,9 +314,18 @@ int mrc_send_wqe_from_user(enum ib_qp_type type, struct mrc_send_wqe *wqe,
 	wqe->send_flags = flags;
 	wqe->ex.invalidate_rkey = READ_ONCE(uwqe->ex.invalidate_rkey);
 
-	if (!mrc_user_opcode_ok(opcode) || mrc_wr_opcode_ok(type, opcode) ||
+	if (!mrc_user_opcode_ok(type, opcode) ||
 	    (flags & ~MRC_USER_SEND_FLAGS))
 		goto bad;
+
+	if (mrc_opcode_is_local(opcode)) {
+		/* no data: neither SGEs nor inline bytes */
+		if ((flags & IB_SEND_INLINE) || READ_ONCE(uwqe->num_sge))
+			goto bad;
+		if (opcode == IB_WR_BIND_MW)
+			mrc_bind_from_user(&wqe->wr.bind, uwqe);
+		return 0;
+	}
 
 	if (flags & IB_SEND_INLINE) {
 		n = READ_ONCE(uwqe->length);

@@ -15,13 +15,16 @@
  *   2  adds UD QPs: the create_ah response (AH number) and the ud member
  *      of the send slot. Every version 1 layout is unchanged, so a
  *      provider may drive a version 1 kernel without UD.
+ *   3  adds memory windows: IBV_WR_BIND_MW (the bind member of the send
+ *      slot) and IBV_WR_LOCAL_INV in the send ring. Every version 2
+ *      layout is unchanged; a provider refuses windows on older kernels.
  */
 #ifndef METAROCE_ABI_H
 #define METAROCE_ABI_H
 
 #include <linux/types.h>
 
-#define METAROCE_ABI_VERSION 2
+#define METAROCE_ABI_VERSION 3
 
 /*
  * Driver part of the alloc_ucontext (get_context) response, after
@@ -186,6 +189,19 @@ struct metaroce_send_wqe {
 			__u32 remote_qkey; /* high bit set: the QP's Q_Key */
 			__u32 reserved;
 		} ud;
+		/*
+		 * IBV_WR_BIND_MW (version 3), num_sge 0. Checked when it
+		 * executes; a broken bind rule completes with
+		 * IBV_WC_MW_BIND_ERR and moves the QP to the error state.
+		 */
+		struct {
+			__aligned_u64 addr;	/* in the MR's address space */
+			__aligned_u64 length;	/* 0: unbind (type 1 only) */
+			__u32 mw_rkey;	/* the window's current rkey */
+			__u32 rkey;	/* new rkey: same index, any tag byte */
+			__u32 mr_lkey;
+			__u32 access;	/* IBV_ACCESS_REMOTE_* */
+		} bind;
 	} wr;
 };
 

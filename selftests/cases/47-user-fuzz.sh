@@ -4,10 +4,11 @@
 # rings doorbells, posts WRs with bad keys, sends raw uverbs commands and
 # mmaps, changes QP states under traffic, destroys objects with work
 # outstanding (150 operations of every class, at most 90 s, and the
-# indices of one QP taken across 2^32); every operation must end in the
-# error completion or errno the uAPI promises, each class must have drawn
-# refusals, and a new QP must then move 1 MiB both ways with every byte
-# right. Then 200 QP/CQ/MR/AH create-destroy cycles with verified traffic;
+# indices of one QP taken across 2^32; then 40 operations of the memory
+# window class alone: bent BIND_MW and LOCAL_INV slots); every operation
+# must end in the error completion or errno the uAPI promises, each class
+# must have drawn refusals, and a new QP must then move 1 MiB both ways
+# with every byte right. Then 200 QP/CQ/MR/AH create-destroy cycles with verified traffic;
 # rmmod metaroce, the deletion of a macvlan under a device and of the
 # namespace holding it, each under verified traffic, which the process
 # must survive; and rmmod at the end. The bed checks the kernel logs.
@@ -21,12 +22,22 @@ SEED=${MRC_UFUZZ_SEED:-1}
 
 case_guest_cleanup() { uf_cleanup; }
 
+# uf_mw SEED: the window class alone; its row of the summary (class ops
+# wc_ok wc_err ...) must show every operation and its refusals.
+uf_mw() {
+	uf_fuzz "$1" 40 60 --classes mw
+	awk '$1 == "mw" && $2 == 40 && $4 >= 30 { ok = 1 } END { exit !ok }' /tmp/uf.out ||
+		fail "mw class: not 40 operations ending in bind errors"
+}
+
 case_main "$@"
 g a uf_up 1
 g b uf_up 2
 g b uf_peer mrc0 "$UF_PORT" 600
 echo "fuzzing with seed $SEED (${SECONDS}s)"
 g a uf_fuzz "$SEED" 150 90
+echo "memory windows (${SECONDS}s)"
+g a uf_mw "$SEED"
 echo "churn (${SECONDS}s)"
 g a uf_churn 200 "$SEED"
 uf_teardowns_setup

@@ -7,6 +7,7 @@
 #define MRC_PROVIDER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,11 +19,13 @@
 /*
  * The kernel ABI versions this build of the provider speaks, inclusive.
  * Version 2 only added UD (uAPI header): with a version 1 kernel, UD QPs
- * and AH numbers are refused here (MRC_ABI_UD).
+ * and AH numbers are refused here (MRC_ABI_UD); version 3 windows
+ * (MRC_ABI_MW), refused before it.
  */
 #define MRC_PROVIDER_ABI_MIN 1
 #define MRC_PROVIDER_ABI_MAX METAROCE_ABI_VERSION
 #define MRC_ABI_UD 2
+#define MRC_ABI_MW 3	/* memory windows: BIND_MW and LOCAL_INV slots */
 
 /* sysfs attribute of /sys/class/infiniband/<ibdev> that marks our devices */
 #define MRC_SYSFS_ABI_ATTR "metaroce_abi_version"
@@ -178,6 +181,8 @@ int mrc_send_wqe_build(void *slot, uint32_t slot_size, uint32_t max_sge,
 		       const struct ibv_send_wr *wr);
 int mrc_send_wqe_set_ud(struct metaroce_send_wqe *w, struct ibv_ah *ah,
 			uint32_t remote_qpn, uint32_t remote_qkey);
+int mrc_send_wqe_set_bind(struct metaroce_send_wqe *w, struct ibv_mw *mw,
+			  uint32_t rkey, const struct ibv_mw_bind_info *info);
 int mrc_recv_wqe_build(void *slot, uint32_t slot_size, uint32_t max_sge,
 		       const struct ibv_recv_wr *wr);
 void mrc_wc_from_uverbs(struct ibv_wc *wc, const struct ib_uverbs_wc *u);
@@ -234,5 +239,14 @@ int mrc_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 int mrc_dereg_mr(struct verbs_mr *vmr);
 struct ibv_ah *mrc_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int mrc_destroy_ah(struct ibv_ah *ah);
+
+/* mw.c */
+struct ibv_mw *mrc_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int mrc_dealloc_mw(struct ibv_mw *mw);
+int mrc_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		struct ibv_mw_bind *mw_bind);
+/* qp.c: post_send's ring work, for ibv_post_send() and ibv_bind_mw() */
+int mrc_post_send_ring(struct mrc_qp *qp, struct ibv_send_wr *wr,
+		       struct ibv_send_wr **bad_wr, bool type1_bind);
 
 #endif /* MRC_PROVIDER_H */

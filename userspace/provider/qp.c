@@ -157,10 +157,28 @@ static bool mrc_recv_state_ok(enum ibv_qp_state s)
 	return s != IBV_QPS_RESET && s != IBV_QPS_UNKNOWN;
 }
 
-int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		  struct ibv_send_wr **bad_wr)
+/*
+ * A BIND_MW WR names its window's new rkey, which the window takes once the
+ * WR is posted: the next bind (or the consumer) starts from it. Only
+ * ibv_bind_mw() (@type1_bind) binds type 1 windows.
+ */
+static int mrc_post_bind_ok(struct ibv_send_wr *wr, bool type1_bind)
 {
-	struct mrc_qp *qp = to_mqp(ibqp);
+	struct ibv_mw *mw = wr->bind_mw.mw;
+	bool type1;
+
+	if (wr->opcode != IBV_WR_BIND_MW)
+		return 0;
+	type1 = mw && mw->type == IBV_MW_TYPE_1;
+	if (!mw || type1 != type1_bind)
+		return EINVAL;
+	return 0;
+}
+
+int mrc_post_send_ring(struct mrc_qp *qp, struct ibv_send_wr *wr,
+		       struct ibv_send_wr **bad_wr, bool type1_bind)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
 	struct mrc_ring *r = &qp->sq;
 	uint32_t room, n = 0, flags = 0;
 	int err = 0;
@@ -176,11 +194,16 @@ int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			err = ENOMEM;
 			break;
 		}
-		err = mrc_send_wqe_build(mrc_ring_slot(r, r->mine + n),
-					 r->slot_size, r->max_sge,
-					 qp->max_inline, ibqp->qp_type, wr);
+		err = mrc_post_bind_ok(wr, type1_bind);
+		if (!err)
+			err = mrc_send_wqe_build(mrc_ring_slot(r, r->mine + n),
+						 r->slot_size, r->max_sge,
+						 qp->max_inline, ibqp->qp_type,
+						 wr);
 		if (err)
 			break;
+		if (wr->opcode == IBV_WR_BIND_MW)
+			wr->bind_mw.mw->rkey = wr->bind_mw.rkey;
 	}
 	if (n) {
 		r->mine += n;
@@ -193,6 +216,12 @@ int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (err)
 		*bad_wr = wr;
 	return err;
+}
+
+int mrc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	return mrc_post_send_ring(to_mqp(ibqp), wr, bad_wr, false);
 }
 
 static int mrc_post_recv_ring(struct mrc_ring *r, pthread_spinlock_t *lock,
@@ -352,6 +381,33 @@ static void mrc_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
 		w->ex.invalidate_rkey = rkey;
 }
 
+static void mrc_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
+{
+	struct metaroce_send_wqe *w;
+
+	w = mrc_wr_open(qpx_to_mqp(qpx), IBV_WR_LOCAL_INV);
+	if (w)
+		w->ex.invalidate_rkey = rkey;
+}
+
+/* Type 2 only, as for ibv_post_send(); the window takes @rkey at once. */
+static void mrc_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			   uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct mrc_qp *qp = qpx_to_mqp(qpx);
+	struct metaroce_send_wqe *w;
+
+	w = mrc_wr_open(qp, IBV_WR_BIND_MW);
+	if (!w)
+		return;
+	if (!mw || mw->type != IBV_MW_TYPE_2 ||
+	    mrc_send_wqe_set_bind(w, mw, rkey, info)) {
+		qp->wr.err = EINVAL;
+		return;
+	}
+	mw->rkey = rkey;
+}
+
 static void mrc_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
 			uint32_t rkey, uint64_t raddr, __be32 imm)
 {
@@ -503,12 +559,13 @@ static void mrc_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 	mrc_wr_set_inline_data_list(qpx, 1, &buf);
 }
 
-/* What the kernel executes for a process, per transport (no MW, no LSO). */
+/* What the kernel executes for a process, per transport (no LSO). */
 #define MRC_RC_SEND_OPS                                                        \
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |      \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                  \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |        \
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV)
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV |  \
+	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
 #define MRC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
 void mrc_qp_set_wr_ops(struct mrc_qp *qp, uint64_t ops)
@@ -531,6 +588,10 @@ void mrc_qp_set_wr_ops(struct mrc_qp *qp, uint64_t ops)
 		x->wr_atomic_cmp_swp = mrc_wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		x->wr_atomic_fetch_add = mrc_wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		x->wr_bind_mw = mrc_wr_bind_mw;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		x->wr_local_inv = mrc_wr_local_inv;
 	x->wr_set_ud_addr = mrc_wr_set_ud_addr;
 	x->wr_set_sge = mrc_wr_set_sge;
 	x->wr_set_sge_list = mrc_wr_set_sge_list;

@@ -79,13 +79,16 @@ static int mrc_dealloc_pd(struct ibv_pd *pd)
 }
 
 const struct verbs_context_ops mrc_context_ops = {
+	.alloc_mw = mrc_alloc_mw,
 	.alloc_pd = mrc_alloc_pd,
+	.bind_mw = mrc_bind_mw,
 	.create_ah = mrc_create_ah,
 	.create_cq = mrc_create_cq,
 	.create_cq_ex = mrc_create_cq_ex,
 	.create_qp = mrc_create_qp,
 	.create_qp_ex = mrc_create_qp_ex,
 	.create_srq = mrc_create_srq,
+	.dealloc_mw = mrc_dealloc_mw,
 	.dealloc_pd = mrc_dealloc_pd,
 	.dereg_mr = mrc_dereg_mr,
 	.destroy_ah = mrc_destroy_ah,

@@ -27,9 +27,11 @@ static int mrc_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
 		return type == IBV_QPT_RC;
 	default:
-		return 0;	/* LOCAL_INV, BIND_MW, TSO: not from userspace */
+		return 0;	/* TSO, DRIVER1: not offered */
 	}
 }
 
@@ -76,6 +78,18 @@ int mrc_send_wqe_build(void *slot, uint32_t slot_size, uint32_t max_sge,
 	    (uint32_t)wr->num_sge > max_sge)
 		return EINVAL;
 	mrc_send_wqe_header(w, wr->wr_id, wr->opcode, wr->send_flags);
+
+	/* memory operations carry no data: SGEs and INLINE mean nothing */
+	if (wr->opcode == IBV_WR_LOCAL_INV || wr->opcode == IBV_WR_BIND_MW) {
+		w->send_flags &= ~IBV_SEND_INLINE;
+		if (wr->opcode == IBV_WR_LOCAL_INV) {
+			w->ex.invalidate_rkey = wr->invalidate_rkey;
+			return 0;
+		}
+		return mrc_send_wqe_set_bind(w, wr->bind_mw.mw,
+					     wr->bind_mw.rkey,
+					     &wr->bind_mw.bind_info);
+	}
 
 	if ((wr->send_flags & IBV_SEND_INLINE) &&
 	    mrc_opcode_inlinable(wr->opcode)) {
@@ -144,6 +158,28 @@ int mrc_send_wqe_build(void *slot, uint32_t slot_size, uint32_t max_sge,
 	if (type == IBV_QPT_UD)
 		return mrc_send_wqe_set_ud(w, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 					   wr->wr.ud.remote_qkey);
+	return 0;
+}
+
+/*
+ * A window's binding (ABI 3). The kernel checks every IB bind rule when
+ * the slot executes; here only what makes no slot: no window, a length
+ * without an MR, or a new rkey naming another window (its index is the
+ * window's, only the low byte is the consumer's).
+ */
+int mrc_send_wqe_set_bind(struct metaroce_send_wqe *w, struct ibv_mw *mw,
+			  uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	if (!mw || (!info->mr && info->length) ||
+	    (rkey >> 8) != (mw->rkey >> 8))
+		return EINVAL;
+	w->num_sge = 0;
+	w->wr.bind.addr = info->addr;
+	w->wr.bind.length = info->length;
+	w->wr.bind.mw_rkey = mw->rkey;
+	w->wr.bind.rkey = rkey;
+	w->wr.bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	w->wr.bind.access = info->mw_access_flags;
 	return 0;
 }
 

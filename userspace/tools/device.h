@@ -2,6 +2,10 @@
 // The verbs tools open their device by name: die() if it is not there.
 #pragma once
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <infiniband/verbs.h>
@@ -24,6 +28,29 @@ inline ibv_context *open_device(const char *name)
 	if (!ctx)
 		die("cannot open device %s", name);
 	return ctx;
+}
+
+// The options of the one-device tools, -d DEV [-g GID_INDEX]: the device's
+// name (@gidx keeps its value without -g); usage and exit 2 otherwise.
+inline const char *dev_gid_args(int argc, char **argv, int &gidx)
+{
+	const char *dev = nullptr;
+
+	for (int opt; (opt = getopt(argc, argv, "d:g:")) != -1;) {
+		if (opt == 'd') {
+			dev = optarg;
+		} else if (opt == 'g') {
+			gidx = atoi(optarg);
+		} else {
+			dev = nullptr;
+			break;
+		}
+	}
+	if (!dev || optind != argc) {
+		fprintf(stderr, "usage: %s -d DEV [-g GID_INDEX]\n", kName);
+		exit(2);
+	}
+	return dev;
 }
 
 } // namespace mrc_tool

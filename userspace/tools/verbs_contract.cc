@@ -29,7 +29,9 @@
 //                     REM_ACCESS_ERR and nothing lands (QPs in ERR)
 //   limit-msg         a SEND of max_msg_sz (2 GiB) + 1 bytes: EINVAL at post
 //   attr-ids          vendor and part ID, firmware version, max_msg_sz,
-//                     port capabilities (CM, IP-based GIDs), max_mw 0
+//                     port capabilities (CM, IP-based GIDs), max_mw 65536
+//                     and the memory window capabilities (type 1 and 2B)
+//   limit-mw          max_mw windows allocated, one more fails with ENOMEM
 //   qp-uc             ibv_create_qp of a UC QP: EOPNOTSUPP (no UC transport)
 //   limit-*           max_cqe, max_qp_wr (send, receive), max_sge (send,
 //                     receive), max_srq_wr, max_srq_sge, max_qp_rd_atom,
@@ -39,8 +41,6 @@
 //
 // Output: "ok STEP" / "fail STEP: why" lines and "all steps passed"; exit
 // status 0 when every step passed.
-
-#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "device.h"
+#include "loopback.h"
 #include "report.h"
 
 const char *const mrc_tool::kName = "mrc_verbs_contract";
@@ -63,6 +64,8 @@ using mrc_tool::die;
 using mrc_tool::open_device;
 using mrc_tool::failures;
 using mrc_tool::report;
+using mrc_tool::qp_try_rts;
+using mrc_tool::wait_for;
 
 constexpr uint32_t kBuf = 8192;
 constexpr uint32_t kSges = 2;
@@ -103,35 +106,13 @@ ibv_qp *make_qp(Env &e, ibv_cq *scq, ibv_cq *rcq)
 
 void to_init(ibv_qp *qp)
 {
-	ibv_qp_attr a = {};
-
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+	if (mrc_tool::qp_try_init(qp, IBV_ACCESS_REMOTE_WRITE))
 		die("INIT: %s", strerror(errno));
 }
 
 int try_rtr(Env &e, ibv_qp *qp, uint32_t dqpn, uint8_t rd_atomic)
 {
-	ibv_qp_attr a = {};
-
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 1000;
-	a.max_dest_rd_atomic = rd_atomic;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = e.gid;
-	a.ah_attr.grh.sgid_index = static_cast<uint8_t>(e.gidx);
-	a.ah_attr.grh.hop_limit = 64;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				    IBV_QP_MAX_DEST_RD_ATOMIC |
-				    IBV_QP_MIN_RNR_TIMER);
+	return mrc_tool::qp_try_rtr(qp, e.gid, e.gidx, dqpn, rd_atomic);
 }
 
 void to_rtr(Env &e, ibv_qp *qp, uint32_t dqpn)
@@ -140,24 +121,9 @@ void to_rtr(Env &e, ibv_qp *qp, uint32_t dqpn)
 		die("RTR: %s", strerror(errno));
 }
 
-int try_rts(ibv_qp *qp, uint8_t rd_atomic)
-{
-	ibv_qp_attr a = {};
-
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 1000;
-	a.max_rd_atomic = rd_atomic;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 void to_rts(ibv_qp *qp)
 {
-	if (try_rts(qp, 1))
+	if (mrc_tool::qp_try_rts(qp, 1))
 		die("RTS: %s", strerror(errno));
 }
 
@@ -225,16 +191,6 @@ void check_refused(const char *step, int err)
 	report(err == EINVAL, step, err == EINVAL ? "EINVAL" :
 	       err < 0 ? "bad_wr does not name the refused WR" :
 	       "returned %d (%s)", err, strerror(err));
-}
-
-template <typename F> bool wait_for(F f)
-{
-	auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-
-	while (std::chrono::steady_clock::now() < end)
-		if (f())
-			return true;
-	return false;
 }
 
 void cq_ex_steps(Env &e)
@@ -538,6 +494,36 @@ void rereg_steps(Env &e)
 	free(new_buf);
 }
 
+constexpr unsigned int kMwCaps = IBV_DEVICE_MEM_WINDOW |
+				 IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+
+// max_mw windows (the device's: nobody else has any), then one more: ENOMEM.
+void mw_limit_step(Env &e, int max_mw)
+{
+	std::vector<ibv_mw *> mws;
+	ibv_mw *past = nullptr;
+
+	mws.reserve(static_cast<size_t>(max_mw));
+	for (int i = 0; i < max_mw; i++) {
+		ibv_mw *mw = ibv_alloc_mw(e.pd, i & 1 ? IBV_MW_TYPE_2 : IBV_MW_TYPE_1);
+		if (!mw)
+			break;
+		mws.push_back(mw);
+	}
+	if (mws.size() == static_cast<size_t>(max_mw)) {
+		errno = 0;
+		past = ibv_alloc_mw(e.pd, IBV_MW_TYPE_1);
+	}
+	int past_err = errno;
+	report(max_mw > 0 && mws.size() == static_cast<size_t>(max_mw) && !past &&
+	       past_err == ENOMEM, "limit-mw", "%d: %zu allocated, +1: %s", max_mw,
+	       mws.size(), past ? "ALLOCATED" : strerror(past_err));
+	if (past)
+		ibv_dealloc_mw(past);
+	for (ibv_mw *mw : mws)
+		ibv_dealloc_mw(mw);
+}
+
 // Each advertised limit, tried at the limit and one past it.
 void limit_steps(Env &e)
 {
@@ -550,10 +536,12 @@ void limit_steps(Env &e)
 	       d.fw_ver[0] && strcmp(d.fw_ver, "0.0.0") &&
 	       p.max_msg_sz == 1u << 31 &&
 	       (p.port_cap_flags & IBV_PORT_CM_SUP) &&
-	       (p.port_cap_flags & IBV_PORT_IP_BASED_GIDS) && d.max_mw == 0,
+	       (p.port_cap_flags & IBV_PORT_IP_BASED_GIDS) && d.max_mw == 65536 &&
+	       (d.device_cap_flags & kMwCaps) == kMwCaps,
 	       "attr-ids", "vendor %#x part %#x fw %s max_msg_sz %#x caps %#x max_mw %d",
 	       d.vendor_id, d.vendor_part_id, d.fw_ver, p.max_msg_sz,
 	       p.port_cap_flags, d.max_mw);
+	mw_limit_step(e, d.max_mw);
 
 	ibv_cq *cq = ibv_create_cq(e.ctx, d.max_cqe, nullptr, nullptr, 0);
 	ibv_cq *cq1 = ibv_create_cq(e.ctx, d.max_cqe + 1, nullptr, nullptr, 0);
@@ -632,7 +620,7 @@ void limit_steps(Env &e)
 			uint8_t at = static_cast<uint8_t>(limit + past);
 			res[past] = try_rtr(e, q, q->qp_num, rts ? 1 : at);
 			if (rts && !res[past])
-				res[past] = try_rts(q, at);
+				res[past] = qp_try_rts(q, at);
 			ibv_destroy_qp(q);
 		}
 		report(!res[0] && res[1], rts ? "limit-init-rd-atom" : "limit-rd-atom",
@@ -662,28 +650,10 @@ void msg_size_step(Env &e)
 
 int main(int argc, char **argv)
 {
-	const char *dev = nullptr;
 	Env e;
-	int opt;
+	const char *dev = mrc_tool::dev_gid_args(argc, argv, e.gidx);
 	ibv_send_wr *bad;
 
-	while ((opt = getopt(argc, argv, "d:g:")) != -1) {
-		switch (opt) {
-		case 'd':
-			dev = optarg;
-			break;
-		case 'g':
-			e.gidx = atoi(optarg);
-			break;
-		default:
-			fprintf(stderr, "usage: %s -d DEV [-g GID_INDEX]\n", argv[0]);
-			return 2;
-		}
-	}
-	if (!dev) {
-		fprintf(stderr, "usage: %s -d DEV [-g GID_INDEX]\n", argv[0]);
-		return 2;
-	}
 	e.ctx = open_device(dev);
 	if (ibv_query_gid(e.ctx, 1, e.gidx, &e.gid))
 		die("query_gid %d", e.gidx);

@@ -138,6 +138,34 @@ gid_index() {
 	return 1
 }
 
+# The one-device verbs tools (mrc_verbs_contract, mrc_mw_check): two RC QPs
+# of mrc0 (on eth0 of guest a) connected to each other, through the IPv4 and
+# the IPv6 GID. loop_tool_case TOOL STEPS SECS (host side): every one of
+# STEPS "ok" lines, and "all steps passed", within SECS each time.
+loop_tool_case() {
+	g a loop_tool_up "$1"
+	echo "IPv4 GID"
+	g a loop_tool_run "$1" "$(gid_of_ipv4 10.0.0.1)" "$2" "$3"
+	echo "IPv6 GID"
+	g a loop_tool_run "$1" "$(gid_of_ipv6 fd00::1)" "$2" "$3"
+}
+
+loop_tool_up() {
+	[ -x "$1" ] || fail "no $1 (make userspace)"
+	rdma link add mrc0 type metaroce netdev eth0
+	wait_until "mrc0 ACTIVE" port_is mrc0 "4: ACTIVE"
+	wait_until "fd00::1 GID" gid_index mrc0 "$(gid_of_ipv6 fd00::1)" >/dev/null
+}
+
+loop_tool_run() {
+	local g out
+	g=$(gid_index mrc0 "$2") || fail "no GID $2"
+	out=$(timeout "$4" "$1" -d mrc0 -g "$g" 2>&1) || fail "$out"
+	echo "$out" | sed 's/^/  /'
+	[ "$(grep -c '^ok ' <<<"$out")" -eq "$3" ] || fail "not every step ran"
+	grep -q "^all steps passed" <<<"$out" || fail "not every step passed"
+}
+
 # gid_type DEV GID: the type of GID in DEV's table ("RoCE v2"), or nothing.
 gid_type() {
 	local i

@@ -121,12 +121,49 @@ static void test_send_build(void)
 	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr) == EINVAL,
 	      "4-byte atomic");
 
+	/* memory windows (ABI 3): no data, whatever the WR says */
 	wr.opcode = IBV_WR_LOCAL_INV;
-	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr) == EINVAL,
-	      "LOCAL_INV from userspace");
-	wr.opcode = IBV_WR_BIND_MW;
-	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr) == EINVAL,
-	      "BIND_MW");
+	wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = 0x4321;
+	err = mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr);
+	CHECK(!err && w->ex.invalidate_rkey == 0x4321 && !w->num_sge &&
+	      w->send_flags == IBV_SEND_SIGNALED, "LOCAL_INV");
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UD, &wr) == EINVAL,
+	      "LOCAL_INV on UD");
+	{
+		struct ibv_mw mw = { .rkey = 0x1234 };
+		struct ibv_mr mr = { .lkey = 0x5566 };
+
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.bind_mw.mw = NULL;
+		CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC,
+					 &wr) == EINVAL, "BIND_MW without a window");
+		wr.bind_mw.mw = &mw;
+		wr.bind_mw.rkey = 0x1235;
+		wr.bind_mw.bind_info.mr = &mr;
+		wr.bind_mw.bind_info.addr = 0x10000;
+		wr.bind_mw.bind_info.length = 0x2000;
+		wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+		err = mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr);
+		CHECK(!err && w->opcode == IBV_WR_BIND_MW && !w->num_sge &&
+		      w->wr.bind.addr == 0x10000 && w->wr.bind.length == 0x2000 &&
+		      w->wr.bind.mw_rkey == 0x1234 && w->wr.bind.rkey == 0x1235 &&
+		      w->wr.bind.mr_lkey == 0x5566 &&
+		      w->wr.bind.access == IBV_ACCESS_REMOTE_READ, "BIND_MW");
+		wr.bind_mw.rkey = 0x1335;
+		CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC,
+					 &wr) == EINVAL, "BIND_MW to another index");
+		wr.bind_mw.rkey = 0x1235;
+		wr.bind_mw.bind_info.mr = NULL;
+		CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC,
+					 &wr) == EINVAL, "BIND_MW of a length, no MR");
+		wr.bind_mw.bind_info.length = 0;
+		CHECK(!mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr) &&
+		      !w->wr.bind.mr_lkey, "BIND_MW unbinding");
+		CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UD,
+					 &wr) == EINVAL, "BIND_MW on UD");
+	}
+	wr.send_flags = 0;
 	/* UD: SENDs only, to an AH by its kernel number */
 	wr.opcode = IBV_WR_SEND;
 	wr.wr.ud.ah = NULL;
@@ -342,7 +379,7 @@ static void test_post(struct verbs_context *vctx)
 
 	/* a bad WR in the middle: those before it are posted */
 	qp->sq.hdr->consumer = 4;
-	wr[1].opcode = IBV_WR_LOCAL_INV;
+	wr[1].opcode = IBV_WR_TSO;
 	err = mrc_post_send(&qp->vqp.qp, wr, &bad);
 	CHECK(to_mcq(qp->vqp.qp.send_cq)->sq_backlog == 1,
 	      "4 of 5 retired: 1 out, %u", to_mcq(qp->vqp.qp.send_cq)->sq_backlog);

@@ -23,7 +23,7 @@ using mrc_tool::die;
 
 const char *const kClsName[kClsCount] = {
 	"sq", "rq", "srq", "cq", "index", "wrap", "torn", "keys", "ah", "doorbell", "mmap", "destroy",
-	"state",
+	"state", "mw",
 };
 
 void Rng::bytes(void *p, size_t n)
@@ -84,8 +84,15 @@ void env_open(Env &e, const char *dev, int gidx)
 	e.mr = ibv_reg_mr(e.pd, e.buf, kBufLen, kAll);
 	e.mr_ro = ibv_reg_mr(e.pd, e.buf, kBufLen, static_cast<int>(IBV_ACCESS_REMOTE_READ));
 	e.mr_pd2 = ibv_reg_mr(e.pd2, e.buf, kBufLen, kAll);
+	// small: pinned memory counts against the user's RLIMIT_MEMLOCK
+	e.mr_bind = ibv_reg_mr(e.pd, e.buf, kBindLen,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	e.mr_bind_nolw = ibv_reg_mr(e.pd, e.buf, kBindLen, static_cast<int>(IBV_ACCESS_MW_BIND));
+	e.mr_bind_pd2 = ibv_reg_mr(e.pd2, e.buf, kBindLen,
+				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 	ibv_mr *dead = ibv_reg_mr(e.pd, e.buf, 4096, kAll);
-	if (!e.mr || !e.mr_ro || !e.mr_pd2 || !dead)
+	if (!e.mr || !e.mr_ro || !e.mr_pd2 || !e.mr_bind || !e.mr_bind_nolw ||
+	    !e.mr_bind_pd2 || !dead)
 		die("reg_mr: %s (RLIMIT_MEMLOCK?)", strerror(errno));
 	e.dead_lkey = dead->lkey;
 	if (ibv_dereg_mr(dead))
@@ -97,7 +104,7 @@ void env_close(Env &e)
 	for (ibv_ah *ah : {e.ah, e.ah_pd2})
 		if (ah && ibv_destroy_ah(ah))
 			unexpected(e, "destroy_ah: %s", strerror(errno));
-	for (ibv_mr *mr : {e.mr, e.mr_ro, e.mr_pd2})
+	for (ibv_mr *mr : {e.mr, e.mr_ro, e.mr_pd2, e.mr_bind, e.mr_bind_nolw, e.mr_bind_pd2})
 		if (mr && ibv_dereg_mr(mr))
 			unexpected(e, "dereg_mr: %s", strerror(errno));
 	if (e.srq && ibv_destroy_srq(e.srq))
@@ -112,6 +119,7 @@ void env_close(Env &e)
 	e.ctx = e.ctx2 = nullptr;
 	e.pd = e.pd2 = nullptr;
 	e.mr = e.mr_ro = e.mr_pd2 = nullptr;
+	e.mr_bind = e.mr_bind_nolw = e.mr_bind_pd2 = nullptr;
 	e.ah = e.ah_pd2 = e.ah_ctx2 = nullptr;
 	e.srq = nullptr;
 	e.buf = nullptr;

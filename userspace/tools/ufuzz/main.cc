@@ -49,7 +49,9 @@ struct Args {
 	int wc_timeout = 30000;
 	bool wrap = true;
 	bool verbose = false;
-	uint32_t classes = ~0u;
+	// mw only when named (--classes mw): in the default draw it would change
+	// the operations every existing seed reproduces
+	uint32_t classes = ~0u & ~(1u << kMw);
 	const char *peer = nullptr;
 };
 
@@ -160,6 +162,7 @@ constexpr unsigned kWeight[kClsCount] = {
 	6,	// mmap
 	6,	// destroy
 	6,	// state
+	6,	// mw
 };
 
 Cls draw(Rng &rng, uint32_t classes)
@@ -208,6 +211,8 @@ void run_op(Env &e, Pool &p, Cls c, Rng &rng)
 		return op_mmap(e, p, rng);
 	case kState:
 		return op_state(e, p, rng);
+	case kMw:
+		return op_mw(e, p, rng);
 	default:
 		return op_destroy(e, p, rng);
 	}

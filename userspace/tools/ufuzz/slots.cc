@@ -224,6 +224,8 @@ bool send_slot_malformed(ibv_qp_type type, const metaroce_send_wqe *w, uint32_t 
 // whether the result cannot succeed.
 bool slot_send_garbage(Env &e, FQp &q, uint8_t *slot, uint64_t id, Rng &rng)
 {
+	// LOCAL_INV and BIND_MW are the process's to post (the mw class), but
+	// this class has no window: a slot of either names nothing it may use
 	static const uint32_t bad_ops[] = {
 		IBV_WR_LOCAL_INV, IBV_WR_BIND_MW, IBV_WR_TSO, 11, 12, 0x20, 0xff, 0x7fffffff,
 		0xffffffff,
@@ -434,6 +436,16 @@ std::string describe_send(const uint8_t *slot)
 	const auto *s = reinterpret_cast<const metaroce_sge *>(w + 1);
 	char b[256];
 
+	if (w->opcode == IBV_WR_BIND_MW) {
+		snprintf(b, sizeof(b),
+			 "bind slot: flags %#x num_sge %u length %u addr %#llx len %#llx "
+			 "window %#x -> %#x mr %#x access %#x",
+			 w->send_flags, w->num_sge, w->length,
+			 (unsigned long long)w->wr.bind.addr,
+			 (unsigned long long)w->wr.bind.length, w->wr.bind.mw_rkey,
+			 w->wr.bind.rkey, w->wr.bind.mr_lkey, w->wr.bind.access);
+		return b;
+	}
 	snprintf(b, sizeof(b),
 		 "send slot: opcode %#x flags %#x num_sge %u length %u raddr %#llx rkey %#x "
 		 "ah %u sge0 %#llx/%u/%#x",

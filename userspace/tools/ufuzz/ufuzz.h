@@ -58,6 +58,7 @@ enum Cls : int {
 	kMmap,		// mappings: bad offsets/sizes, private, stale, remapped
 	kDestroy,	// destroying objects with WRs outstanding, killed processes
 	kState,		// modify_qp to any state under traffic, destroy while rung
+	kMw,		// BIND_MW and LOCAL_INV slots: keys, PDs, rights, ranges
 	kClsCount
 };
 
@@ -111,6 +112,7 @@ constexpr uint32_t kMaxSge = 4;
 constexpr uint32_t kMaxInline = 64;
 constexpr uint32_t kQkey = 0x11111111;
 constexpr size_t kBufLen = 1u << 20;	// the process's registered buffer
+constexpr size_t kBindLen = 64u << 10;	// its start, under the MW bind MRs
 
 // One ring of the provider, written directly. The provider's own index
 // (*mine) is kept equal to the producer index this process last meant, so
@@ -183,6 +185,9 @@ struct Env {
 	ibv_mr *mr = nullptr;
 	ibv_mr *mr_ro = nullptr;	// the same pages, remote read only, no local write
 	ibv_mr *mr_pd2 = nullptr;	// the same pages in pd2
+	ibv_mr *mr_bind = nullptr;	// the same pages, local write and MW bind
+	ibv_mr *mr_bind_nolw = nullptr;	// MW bind without local write
+	ibv_mr *mr_bind_pd2 = nullptr;	// as mr_bind, in pd2
 	uint32_t dead_lkey = 0;		// of a deregistered MR
 	ibv_ah_attr ah_attr{};		// the peer's UD QP's address
 	ibv_ah *ah = nullptr;		// to the peer's UD QP
@@ -294,6 +299,7 @@ void op_doorbell(Env &e, Pool &p, Rng &rng);
 void op_mmap(Env &e, Pool &p, Rng &rng);
 void op_destroy(Env &e, Pool &p, Rng &rng);
 void op_state(Env &e, Pool &p, Rng &rng);
+void op_mw(Env &e, Pool &p, Rng &rng);
 
 // The QPs the operations share: made once, re-armed when an op left one in ERR.
 struct Pool {
