@@ -50,12 +50,15 @@ int mrc_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
 	struct mrc_dev *dev = to_mrc_dev(counter->device);
 	struct mrc_counter *c;
 
-	if (counter->id)
-		c = xa_load(&dev->counters, counter->id);
-	else
+	if (!counter->id) {
 		c = mrc_counter_new(dev, &counter->id);
-	if (!c)
-		return counter->id ? -EINVAL : -ENOMEM;
+		if (!c)
+			return -ENOMEM;
+	} else {
+		c = xa_load(&dev->counters, counter->id);
+		if (WARN_ON_ONCE(!c))
+			return -EINVAL;
+	}
 	c->nqps++;
 	ibqp->counter = counter;
 	rcu_assign_pointer(to_mrc_qp(ibqp)->counter_stats, c->stats);

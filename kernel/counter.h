@@ -25,30 +25,20 @@ static inline struct mrc_stats __percpu *mrc_qp_stats_rcu(struct mrc_qp *qp)
 	return s ? s : to_mrc_dev(qp->ibqp.device)->stats;
 }
 
+/* A transport's events: its QP's, or the device's once it lingers. */
+static inline struct mrc_stats __percpu *mrc_xp_stats_rcu(struct mrc_xp *xp)
+{
+	struct mrc_qp *qp = READ_ONCE(xp->qp);
+
+	return qp ? mrc_qp_stats_rcu(qp) : xp->dev->stats;
+}
+
 static inline void mrc_qp_stat_add(struct mrc_qp *qp, enum mrc_stat stat,
 				   u64 n)
 {
 	rcu_read_lock();
 	mrc_stats_add(mrc_qp_stats_rcu(qp), stat, n);
 	rcu_read_unlock();
-}
-
-static inline void mrc_qp_stat_inc(struct mrc_qp *qp, enum mrc_stat stat)
-{
-	mrc_qp_stat_add(qp, stat, 1);
-}
-
-static inline void mrc_qp_stat_drop(struct mrc_qp *qp, enum mrc_stat why)
-{
-	rcu_read_lock();
-	mrc_stats_drop(mrc_qp_stats_rcu(qp), why);
-	rcu_read_unlock();
-}
-
-/* A transport's events: its QP's, or the device's once it lingers. */
-static inline struct mrc_stats __percpu *mrc_xp_stats_rcu(struct mrc_xp *xp)
-{
-	return xp->qp ? mrc_qp_stats_rcu(xp->qp) : xp->dev->stats;
 }
 
 static inline void mrc_xp_stat_add(struct mrc_xp *xp, enum mrc_stat stat,
@@ -59,16 +49,20 @@ static inline void mrc_xp_stat_add(struct mrc_xp *xp, enum mrc_stat stat,
 	rcu_read_unlock();
 }
 
-static inline void mrc_xp_stat_inc(struct mrc_xp *xp, enum mrc_stat stat)
+#define mrc_qp_stat_inc(qp, stat)	mrc_qp_stat_add(qp, stat, 1)
+#define mrc_xp_stat_inc(xp, stat)	mrc_xp_stat_add(xp, stat, 1)
+
+/* A received packet dropped for @why, one of MRC_STAT_RX_DROP_*. */
+static inline void mrc_qp_stat_drop(struct mrc_qp *qp, enum mrc_stat why)
 {
-	mrc_xp_stat_add(xp, stat, 1);
+	mrc_qp_stat_inc(qp, MRC_STAT_RX_DROPPED);
+	mrc_qp_stat_inc(qp, why);
 }
 
 static inline void mrc_xp_stat_drop(struct mrc_xp *xp, enum mrc_stat why)
 {
-	rcu_read_lock();
-	mrc_stats_drop(mrc_xp_stats_rcu(xp), why);
-	rcu_read_unlock();
+	mrc_xp_stat_inc(xp, MRC_STAT_RX_DROPPED);
+	mrc_xp_stat_inc(xp, why);
 }
 
 /* ib_core's counter operations (struct ib_device_ops) */
