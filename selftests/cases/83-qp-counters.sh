@@ -24,6 +24,7 @@
 #    (case_guest_end) and metaroce unloads.
 # Without the driver's counter operations no QP is ever bound: the first
 # wait for a counter fails.
+# bed-timeout: 600
 set -euo pipefail
 # shellcheck source=lib/verbs.bash
 . "$(dirname "$0")/lib/verbs.bash"
