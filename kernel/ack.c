@@ -9,6 +9,7 @@
 #include "metaroce.h"
 #include "ack.h"
 #include "share.h"
+#include "counter.h"
 #include "stats.h"
 
 /* [OPS-20] receive credits; an SRQ's are not ours to count */
@@ -35,10 +36,10 @@ u16 mrc_ack_bundle_flag(void)
 /* An ACK of @why was built, into @skb's bundle or (NULL) riding with data. */
 static void mrc_ack_sent(struct mrc_xp *xp, u8 why, struct sk_buff *skb)
 {
-	mrc_stat_inc(xp->dev, MRC_STAT_ACKS_SENT);
-	mrc_stat_inc(xp->dev, MRC_STAT_ACKS_FOR_DELAY + why);
+	mrc_xp_stat_inc(xp, MRC_STAT_ACKS_SENT);
+	mrc_xp_stat_inc(xp, MRC_STAT_ACKS_FOR_DELAY + why);
 	if (skb && skb->len == 2 * MRC_WIRE_ACK_PKT_LEN)
-		mrc_stat_inc(xp->dev, MRC_STAT_ACK_BUNDLES);
+		mrc_xp_stat_inc(xp, MRC_STAT_ACK_BUNDLES);
 }
 
 /*

@@ -13,6 +13,7 @@
 
 #include <linux/module.h>
 
+#include "counter.h"
 #include "linger.h"
 #include "metaroce.h"
 #include "registry.h"
@@ -41,6 +42,33 @@ static void mrc_rx_malformed_pkt(struct mrc_dev *dev, enum mrc_wire_reason r,
 }
 
 /*
+ * A datagram's receive counters, once: on the QP that its first packet
+ * with a known QP is for, else on the device. A bundle counts once, as
+ * on transmit.
+ */
+static void mrc_rx_count_on(struct mrc_stats __percpu *s, struct sk_buff *skb)
+{
+	struct mrc_rx_cb *cb = MRC_RX_CB(skb);
+
+	if (cb->counted)
+		return;
+	cb->counted = true;
+	mrc_stats_add(s, MRC_STAT_RX_PACKETS, 1);
+	mrc_stats_add(s, MRC_STAT_RX_BYTES, cb->len);
+	if (skb->pkt_type == PACKET_LOOPBACK)
+		mrc_stats_add(s, MRC_STAT_RX_LOOPBACK, 1);
+	if (cb->ce)
+		mrc_stats_add(s, MRC_STAT_ECN_CE, 1);
+}
+
+void mrc_rx_count(struct mrc_qp *qp, struct sk_buff *skb)
+{
+	rcu_read_lock();
+	mrc_rx_count_on(mrc_qp_stats_rcu(qp), skb);
+	rcu_read_unlock();
+}
+
+/*
  * A valid packet to its QP, by [SEC-10]'s table: a datagram to the UD
  * receive, which checks its QP's type itself; every other type to an RC
  * QP's transport, or to a lingering one when the QP is gone. Anything
@@ -64,10 +92,11 @@ static void mrc_rx_dispatch(struct mrc_dev *dev, struct sk_buff *skb,
 		mrc_linger_rcv(dev, skb, pkt, ce);
 		return;
 	}
+	mrc_rx_count(qp, skb);
 	xp = mrc_xp_of(qp);
 	if (!xp) {
 		/* UD, GSI: datagrams only; UC: no transport of its own yet */
-		mrc_stat_drop(dev, MRC_STAT_RX_DROP_QP_TYPE);
+		mrc_qp_stat_drop(qp, MRC_STAT_RX_DROP_QP_TYPE);
 		mrc_qp_put(qp);
 		return;
 	}
@@ -75,7 +104,7 @@ static void mrc_rx_dispatch(struct mrc_dev *dev, struct sk_buff *skb,
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&xp->lock);
 	if (xp->dead)
-		mrc_stat_drop(dev, MRC_STAT_RX_DROP_QP_STATE);
+		mrc_qp_stat_drop(qp, MRC_STAT_RX_DROP_QP_STATE);
 	else if (mrc_rx_pkt(xp, now, pkt, skb, ce, &out))
 		mrc_rx_pkts_done(xp, now, &out);
 	mrc_xp_unlock_xmit(xp, &out);
@@ -199,7 +228,6 @@ static void mrc_rx_pbundle(struct mrc_dev *dev, struct sk_buff *skb, bool ce)
 		mrc_rx_malformed_pkt(dev, r, true);
 		return;
 	}
-	mrc_stat_inc(dev, MRC_STAT_RX_BUNDLES);
 	__skb_queue_head_init(&out);
 	for (i = 0; i < b.count; i++) {
 		struct mrc_pkt pkt;
@@ -219,6 +247,8 @@ static void mrc_rx_pbundle(struct mrc_dev *dev, struct sk_buff *skb, bool ce)
 			first = false;
 			qpn = pkt.dst_qpn;
 			qp = mrc_qp_get(&dev->ibdev, qpn);
+			if (qp)
+				mrc_rx_count(qp, skb);
 			xp = qp ? mrc_xp_of(qp) : NULL;
 			if (xp) {
 				now = ktime_get_ns();
@@ -230,7 +260,7 @@ static void mrc_rx_pbundle(struct mrc_dev *dev, struct sk_buff *skb, bool ce)
 		else if (!xp->dead)
 			taken |= mrc_rx_pkt(xp, now, &pkt, skb, ce, &out);
 		else
-			mrc_stat_drop(dev, MRC_STAT_RX_DROP_QP_STATE);
+			mrc_qp_stat_drop(qp, MRC_STAT_RX_DROP_QP_STATE);
 	}
 	MRC_RX_CB(skb)->pkt_off = 0;
 	if (xp) {
@@ -238,8 +268,12 @@ static void mrc_rx_pbundle(struct mrc_dev *dev, struct sk_buff *skb, bool ce)
 			mrc_rx_pkts_done(xp, now, &out);
 		mrc_xp_unlock_xmit(xp, &out);
 	}
-	if (qp)
+	if (qp) {
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_BUNDLES);
 		mrc_qp_put(qp);
+	} else {
+		mrc_stat_inc(dev, MRC_STAT_RX_BUNDLES);
+	}
 }
 
 /*
@@ -332,14 +366,10 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 		atomic_long_inc(&mrc_rx_no_device);
 		goto free;
 	}
-	/* datagrams, as on transmit: a bundle counts once */
-	mrc_stat_inc(dev, MRC_STAT_RX_PACKETS);
-	mrc_stat_add(dev, MRC_STAT_RX_BYTES, skb->len);
-	if (skb->pkt_type == PACKET_LOOPBACK)
-		mrc_stat_inc(dev, MRC_STAT_RX_LOOPBACK);
-	if (ce)
-		mrc_stat_inc(dev, MRC_STAT_ECN_CE);
 	MRC_RX_CB(skb)->pkt_off = 0;
+	MRC_RX_CB(skb)->len = skb->len;
+	MRC_RX_CB(skb)->ce = ce;
+	MRC_RX_CB(skb)->counted = false;
 	local_bh_disable();
 	if (mrc_rx_in_place(dev, skb, ce))
 		goto enable;
@@ -361,6 +391,8 @@ void mrc_rx_rcv(struct sk_buff *skb, bool ce)
 		mrc_rx_one(dev, skb, data + i * MRC_WIRE_ACK_PKT_LEN,
 			   MRC_WIRE_ACK_PKT_LEN, ce, true);
 enable:
+	/* no QP took any of it */
+	mrc_rx_count_on(dev->stats, skb);
 	local_bh_enable();
 	ib_device_put(&dev->ibdev);
 free:

@@ -14,6 +14,7 @@
 #include "metaroce.h"
 #include "mw.h"
 #include "registry.h"
+#include "counter.h"
 #include "stats.h"
 #include "ud.h"
 #include "xport.h"
@@ -183,6 +184,7 @@ static void mrc_dev_dealloc(struct ib_device *ibdev)
 {
 	mrc_linger_purge(&to_mrc_dev(ibdev)->linger);
 	mrc_verbs_tables_destroy(&to_mrc_dev(ibdev)->tables);
+	mrc_counters_free(to_mrc_dev(ibdev));
 	mrc_stats_free(to_mrc_dev(ibdev));
 	mrc_registry_planes_free(to_mrc_dev(ibdev));
 	mrc_registry_forget(to_mrc_dev(ibdev));
@@ -226,6 +228,11 @@ static const struct ib_device_ops mrc_dev_ops = {
 
 	.alloc_hw_port_stats = mrc_alloc_hw_port_stats,
 	.alloc_ucontext = mrc_alloc_ucontext,
+	.counter_alloc_stats = mrc_counter_alloc_stats,
+	.counter_bind_qp = mrc_counter_bind_qp,
+	.counter_dealloc = mrc_counter_dealloc,
+	.counter_unbind_qp = mrc_counter_unbind_qp,
+	.counter_update_stats = mrc_counter_update_stats,
 	.dealloc_driver = mrc_dev_dealloc,
 	.dealloc_ucontext = mrc_dealloc_ucontext,
 	.fill_res_qp_entry = mrc_xp_fill_res_qp,
@@ -299,6 +306,7 @@ struct mrc_dev *mrc_dev_alloc(struct net_device *ndev)
 	INIT_LIST_HEAD(&dev->registry);
 	mrc_verbs_tables_init(&dev->tables);
 	mrc_linger_init(&dev->linger);
+	mrc_counters_init(dev);
 	mrc_share_init(&dev->share);
 	dev->tables.qp_hooks = &mrc_xp_hooks;	/* the transport (xport.c) */
 	dev->tables.ud_hooks = &mrc_ud_hooks;	/* datagrams (ud.c) */

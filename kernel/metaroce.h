@@ -82,6 +82,7 @@ struct mrc_dev {
 	struct work_struct unreg_work;
 
 	struct mrc_stats __percpu *stats;	/* counters (stats.h) */
+	struct xarray counters;		/* QP counters by id (counter.c) */
 
 	struct mrc_verbs_tables tables;	/* MR keys, QP numbers (verbs.c) */
 	struct mrc_linger linger;	/* destroyed QPs answering (linger.c) */

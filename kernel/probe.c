@@ -8,6 +8,7 @@
 #include "ack.h"
 #include "metaroce.h"
 #include "probe.h"
+#include "counter.h"
 #include "stats.h"
 
 /* A PROBE of @kind on our path or the peer's @path_id, sealed onto @out. */
@@ -48,7 +49,7 @@ void mrc_probe_send_reqs(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 		 * fails the path again.
 		 */
 		if (!mrc_probe_send(xp, &pkt, req.sport, xp->dscp_data, out))
-			mrc_stat_inc(xp->dev, MRC_STAT_PROBES_SENT);
+			mrc_xp_stat_inc(xp, MRC_STAT_PROBES_SENT);
 	}
 }
 
@@ -68,7 +69,7 @@ void mrc_probe_rx(struct mrc_xp *xp, u64 now, const struct mrc_pkt *in,
 		mrc_xp_paths_note(xp, &was);
 		if (mrc_conn_on_probe_resp(&xp->conn, now, in->path_id,
 					   in->probe.seq, in->probe.tsecr))
-			mrc_stat_inc(xp->dev, MRC_STAT_PROBES_PROVED);
+			mrc_xp_stat_inc(xp, MRC_STAT_PROBES_PROVED);
 		mrc_xp_count_paths(xp, &was);
 		return;
 	}
@@ -83,5 +84,5 @@ void mrc_probe_rx(struct mrc_xp *xp, u64 now, const struct mrc_pkt *in,
 	pkt.probe.echo_len = in->hdr_len + in->payload_len + MRC_WIRE_ICRC_LEN;
 	if (!mrc_probe_send(xp, &pkt, mrc_conn_ack_sport(&xp->conn, in->path_id),
 			    xp->dscp_ctrl, out))
-		mrc_stat_inc(xp->dev, MRC_STAT_PROBES_ANSWERED);
+		mrc_xp_stat_inc(xp, MRC_STAT_PROBES_ANSWERED);
 }

@@ -22,6 +22,7 @@
 #include "ack.h"
 #include "place.h"
 #include "probe.h"
+#include "counter.h"
 #include "stats.h"
 #include "xport.h"
 
@@ -89,7 +90,7 @@ static void mrc_rx_nak(struct mrc_xp *xp, const struct mrc_pkt *in, u8 code,
 		return;
 	skb_put(skb, hlen);
 	if (!mrc_xp_seal(xp, skb, &pkt, sport, xp->dscp_ctrl, out))
-		mrc_stat_inc(xp->dev, MRC_STAT_NAKS_SENT);
+		mrc_xp_stat_inc(xp, MRC_STAT_NAKS_SENT);
 }
 
 /*
@@ -107,35 +108,35 @@ static void mrc_rx_hello(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	u32 had = mrc_hello_nplanes(&xp->hello);
 
 	if (!xp->hello_on) {
-		mrc_stat_drop(xp->dev, MRC_STAT_RX_DROP_MALFORMED);
+		mrc_xp_stat_drop(xp, MRC_STAT_RX_DROP_MALFORMED);
 		return;
 	}
 	/* [SEC-3] the peer's own address: planes are what it announces */
 	if (plane) {
-		mrc_stat_drop(xp->dev, MRC_STAT_RX_DROP_SOURCE);
+		mrc_xp_stat_drop(xp, MRC_STAT_RX_DROP_SOURCE);
 		return;
 	}
-	mrc_stat_inc(xp->dev, MRC_STAT_HELLOS_RECEIVED);
+	mrc_xp_stat_inc(xp, MRC_STAT_HELLOS_RECEIVED);
 	switch (mrc_hello_on_rx(&xp->hello, pkt, may_answer)) {
 	case MRC_HELLO_SEND_ANSWER:
 		if (!mrc_xp_hello_send(xp, MRC_HELLO_ANSWER,
 				       mrc_ack_bundle_flag(), out))
-			mrc_stat_inc(xp->dev, MRC_STAT_HELLOS_SENT);
+			mrc_xp_stat_inc(xp, MRC_STAT_HELLOS_SENT);
 		break;
 	case MRC_HELLO_REFUSED:
-		mrc_stat_inc(xp->dev, MRC_STAT_HELLOS_REFUSED);
+		mrc_xp_stat_inc(xp, MRC_STAT_HELLOS_REFUSED);
 		break;
 	case MRC_HELLO_TAKEN:
 		break;
 	}
 	if (had == 1 && mrc_hello_nplanes(&xp->hello) > 1)
-		mrc_stat_inc(xp->dev, MRC_STAT_PLANES_NEGOTIATED);
+		mrc_xp_stat_inc(xp, MRC_STAT_PLANES_NEGOTIATED);
 	/* [PATH-1] the paths a silent peer would not have taken */
 	if (xp->hello.peer_known && xp->live &&
 	    mrc_conn_open_paths(&xp->conn,
 				min_t(u32, xp->want_paths,
 				      xp->hello.peer.max_paths), now))
-		mrc_stat_inc(xp->dev, MRC_STAT_PATHS_OPENED);
+		mrc_xp_stat_inc(xp, MRC_STAT_PATHS_OPENED);
 }
 
 /*
@@ -469,7 +470,7 @@ bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	} else if (mrc_rx_refused_again(xp, pkt, state) &&
 		   mrc_rx_cookie_ok(xp, pkt)) {
 		mrc_rx_nak(xp, pkt, xp->refused_code, 0, out);
-		mrc_stat_inc(xp->dev, MRC_STAT_NAKS_REPEATED);
+		mrc_xp_stat_inc(xp, MRC_STAT_NAKS_REPEATED);
 		return false;
 	} else if (!mrc_rx_state_ok(state)) {
 		why = MRC_STAT_RX_DROP_QP_STATE;
@@ -479,7 +480,7 @@ bool mrc_rx_pkt(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	} else {
 		goto take;
 	}
-	mrc_stat_drop(xp->dev, why);
+	mrc_xp_stat_drop(xp, why);
 	return false;
 take:
 	/* [ENC-9] every packet says whether its sender takes bundles */

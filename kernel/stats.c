@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The device counters (stats.h) as ib_core's hw_stats: allocation, names,
- * and the sum over CPUs that `rdma statistic` and sysfs hw_counters read.
+ * and the sum over CPUs that `rdma statistic` and sysfs hw_counters read,
+ * for the port and for QP counters (counter.c).
  */
 
 #include <rdma/ib_verbs.h>
@@ -86,18 +87,50 @@ struct rdma_hw_stats *mrc_alloc_hw_port_stats(struct ib_device *ibdev,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
+/*
+ * Counted before any QP is known, or for the device's buffers: always on
+ * the device, never on a QP counter, so `rdma statistic qp show` leaves
+ * them out.
+ */
+static const enum mrc_stat mrc_stats_device_only[] = {
+	MRC_STAT_RX_DROP_NO_QP,
+	MRC_STAT_RX_IN_PLACE,
+	MRC_STAT_TX_BUF_REUSED,
+	MRC_STAT_TX_BUF_FRESH,
+};
+
+/*
+ * A QP counter's values have the device's layout: ib_core adds a freed
+ * counter's values to the port's by index (its history).
+ */
+struct rdma_hw_stats *mrc_alloc_qp_counter_stats(void)
+{
+	struct rdma_hw_stats *stats;
+	int i;
+
+	stats = rdma_alloc_hw_stats_struct(mrc_stat_descs, MRC_STAT_NUM,
+					   RDMA_HW_STATS_DEFAULT_LIFESPAN);
+	for (i = 0; stats && i < ARRAY_SIZE(mrc_stats_device_only); i++)
+		set_bit(mrc_stats_device_only[i], stats->is_disabled);
+	return stats;
+}
+
+void mrc_stats_sum(struct mrc_stats __percpu *s, struct rdma_hw_stats *out)
+{
+	int cpu, i;
+
+	memset(out->value, 0, MRC_STAT_NUM * sizeof(out->value[0]));
+	for_each_possible_cpu(cpu) {
+		const struct mrc_stats *c = per_cpu_ptr(s, cpu);
+
+		for (i = 0; i < MRC_STAT_NUM; i++)
+			out->value[i] += READ_ONCE(c->v[i]);
+	}
+}
+
 int mrc_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index)
 {
-	struct mrc_dev *dev = to_mrc_dev(ibdev);
-	int cpu, i;
-
-	memset(stats->value, 0, MRC_STAT_NUM * sizeof(stats->value[0]));
-	for_each_possible_cpu(cpu) {
-		const struct mrc_stats *s = per_cpu_ptr(dev->stats, cpu);
-
-		for (i = 0; i < MRC_STAT_NUM; i++)
-			stats->value[i] += READ_ONCE(s->v[i]);
-	}
+	mrc_stats_sum(to_mrc_dev(ibdev)->stats, stats);
 	return MRC_STAT_NUM;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Per-device counters, shown by `rdma statistic show link <ibdev>/1`.
+ * Per-device counters, shown by `rdma statistic show link <ibdev>/1`, and
+ * the same counters per QP counter (`rdma statistic qp`, counter.h).
  *
  * Counting is a per-CPU add: safe in any context (softirq receive
  * included) and free of shared cache lines on the hot path. Readers sum
@@ -74,22 +75,39 @@ struct mrc_stats {
 	u64 v[MRC_STAT_NUM];
 };
 
+/*
+ * Counting on @s: a device's counters, or a QP counter's that its bound
+ * QPs' events go to instead (counter.h).
+ */
+static inline void mrc_stats_add(struct mrc_stats __percpu *s,
+				 enum mrc_stat stat, u64 n)
+{
+	this_cpu_add(s->v[stat], n);
+}
+
+/* A received packet dropped for @why, one of MRC_STAT_RX_DROP_*. */
+static inline void mrc_stats_drop(struct mrc_stats __percpu *s,
+				  enum mrc_stat why)
+{
+	this_cpu_inc(s->v[MRC_STAT_RX_DROPPED]);
+	this_cpu_inc(s->v[why]);
+}
+
+/* Events no QP is known for (yet), or that belong to the device alone. */
 static inline void mrc_stat_add(struct mrc_dev *dev, enum mrc_stat stat,
 				u64 n)
 {
-	this_cpu_add(dev->stats->v[stat], n);
+	mrc_stats_add(dev->stats, stat, n);
 }
 
 static inline void mrc_stat_inc(struct mrc_dev *dev, enum mrc_stat stat)
 {
-	this_cpu_inc(dev->stats->v[stat]);
+	mrc_stats_add(dev->stats, stat, 1);
 }
 
-/* A received packet dropped for @why, one of MRC_STAT_RX_DROP_*. */
 static inline void mrc_stat_drop(struct mrc_dev *dev, enum mrc_stat why)
 {
-	this_cpu_inc(dev->stats->v[MRC_STAT_RX_DROPPED]);
-	this_cpu_inc(dev->stats->v[why]);
+	mrc_stats_drop(dev->stats, why);
 }
 
 int mrc_stats_init(struct mrc_dev *dev);
@@ -98,5 +116,8 @@ struct rdma_hw_stats *mrc_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port);
 int mrc_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index);
+/* For QP counters (counter.c): the same counters, the device's own hidden */
+struct rdma_hw_stats *mrc_alloc_qp_counter_stats(void);
+void mrc_stats_sum(struct mrc_stats __percpu *s, struct rdma_hw_stats *out);
 
 #endif /* _MRC_STATS_H */

@@ -17,6 +17,7 @@
 #include "mw.h"
 #include "place.h"
 #include "probe.h"
+#include "counter.h"
 #include "stats.h"
 #include "trace.h"
 #include "xport.h"
@@ -523,7 +524,6 @@ static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
 void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 		struct sk_buff_head *out)
 {
-	struct mrc_dev *dev = to_mrc_dev(xp->qp->ibqp.device);
 	u64 rode = xp->conn.stats.acks_rode;
 	struct mrc_send_wqe *wqe;
 	struct mrc_tx_seg seg;
@@ -545,9 +545,9 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 
 	while (n < budget && mrc_conn_tx_next(&xp->conn, now, &seg)) {
 		if (seg.flags & MRC_F_RETX)
-			mrc_stat_inc(dev, MRC_STAT_RETRANSMITS);
+			mrc_xp_stat_inc(xp, MRC_STAT_RETRANSMITS);
 		if (seg.len > xp->conn.cfg.mss)
-			mrc_stat_inc(dev, MRC_STAT_TX_MULTI_SEG);
+			mrc_xp_stat_inc(xp, MRC_STAT_TX_MULTI_SEG);
 		err = mrc_tx_build(xp, &seg, out);
 		if (err == -ENOMEM)
 			break;	/* the core counts it lost and resends it */
@@ -563,8 +563,8 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 	else
 		mrc_probe_send_reqs(xp, now, out);
 	if (xp->conn.stats.acks_rode != rode)
-		mrc_stat_add(dev, MRC_STAT_ACKS_RODE,
-			     xp->conn.stats.acks_rode - rode);
+		mrc_xp_stat_add(xp, MRC_STAT_ACKS_RODE,
+				xp->conn.stats.acks_rode - rode);
 	mrc_tx_complete(xp);
 }
 
@@ -585,7 +585,7 @@ void mrc_tx_on_ack(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	struct mrc_ack_info ack;
 	const struct mrc_path *p;
 
-	mrc_stat_inc(to_mrc_dev(xp->qp->ibqp.device), MRC_STAT_ACKS_RECEIVED);
+	mrc_xp_stat_inc(xp, MRC_STAT_ACKS_RECEIVED);
 	mrc_conn_ack_from_pkt(pkt, &ack);
 	mrc_xp_paths_note(xp, &was);
 	if (!mrc_conn_on_ack(&xp->conn, now, &ack))

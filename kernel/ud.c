@@ -25,6 +25,7 @@
 #include <rdma/ib_mad.h>
 
 #include "metaroce.h"
+#include "counter.h"
 #include "fault.h"
 #include "net.h"
 #include "stats.h"
@@ -157,12 +158,11 @@ static enum ib_wc_status mrc_ud_send_one(struct mrc_ud *ud,
 			  (const struct sockaddr *)&av->saddr,
 			  (const struct sockaddr *)&av->daddr, ud->sport, dscp,
 			  false)) {
-		mrc_stat_inc(to_mrc_dev(qp->ibqp.device), MRC_STAT_TX_PACKETS);
-		mrc_stat_add(to_mrc_dev(qp->ibqp.device), MRC_STAT_TX_BYTES,
-			     written);
+		mrc_qp_stat_inc(qp, MRC_STAT_TX_PACKETS);
+		mrc_qp_stat_add(qp, MRC_STAT_TX_BYTES, written);
 	} else {
 		/* lost on the way, as far as the QP knows */
-		mrc_stat_inc(to_mrc_dev(qp->ibqp.device), MRC_STAT_TX_DROPPED);
+		mrc_qp_stat_inc(qp, MRC_STAT_TX_DROPPED);
 	}
 	return IB_WC_SUCCESS;
 }
@@ -396,16 +396,17 @@ void mrc_ud_rcv(struct ib_device *ibdev, struct sk_buff *skb,
 		mrc_stat_drop(dev, why);
 		return;
 	}
+	mrc_rx_count(qp, skb);
 	taken = mrc_ud_takes(qp, pkt, &why);
 	if (taken) {
 		ud = mrc_ud_of(qp);
 		spin_lock_bh(&ud->rx_lock);
 		/* no receive posted: dropped, as in IB */
 		if (!mrc_ud_deliver(qp, skb, pkt))
-			mrc_stat_inc(dev, MRC_STAT_RX_DROPPED);
+			mrc_qp_stat_inc(qp, MRC_STAT_RX_DROPPED);
 		spin_unlock_bh(&ud->rx_lock);
+	} else {
+		mrc_qp_stat_drop(qp, why);
 	}
 	mrc_qp_put(qp);
-	if (!taken)
-		mrc_stat_drop(dev, why);
 }

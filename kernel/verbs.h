@@ -27,6 +27,7 @@
 struct mrc_qp;
 struct mrc_qp_hooks;
 struct mrc_sge;
+struct mrc_stats;
 
 /* Device limits the verbs objects enforce and query_device reports. */
 #define MRC_VENDOR_ID		0xffffff	/* no OUI, as rdma_rxe */
@@ -513,6 +514,8 @@ struct mrc_qp {
 	struct mrc_cq *rcq;
 	const struct mrc_qp_hooks *hooks;
 	void *xport;		/* transport private */
+	/* a bound QP counter's, where its events count (counter.h) */
+	struct mrc_stats __percpu __rcu *counter_stats;
 };
 
 static inline struct mrc_qp *to_mrc_qp(struct ib_qp *ibqp)

@@ -15,6 +15,7 @@
 #include "metaroce.h"
 #include "net.h"
 #include "plane.h"
+#include "counter.h"
 #include "stats.h"
 #include "trace.h"
 #include "txbuf.h"
@@ -106,10 +107,10 @@ void mrc_xp_count_paths(struct mrc_xp *xp, const struct mrc_xp_paths_was *was)
 {
 	u32 i;
 
-	mrc_stat_add(xp->dev, MRC_STAT_PATH_FAILS,
-		     xp->conn.stats.path_fails - was->fails);
-	mrc_stat_add(xp->dev, MRC_STAT_PATH_MOVES,
-		     xp->conn.stats.path_moves - was->moves);
+	mrc_xp_stat_add(xp, MRC_STAT_PATH_FAILS,
+			xp->conn.stats.path_fails - was->fails);
+	mrc_xp_stat_add(xp, MRC_STAT_PATH_MOVES,
+			xp->conn.stats.path_moves - was->moves);
 	if (!was->traced)
 		return;
 	for (i = 0; i < was->npaths; i++) {
@@ -401,8 +402,8 @@ void mrc_xp_ride(struct mrc_xp *xp, struct sk_buff *host, u32 len)
 	}
 	skb_put(host, len);
 	MRC_XP_CB(host)->one = false;
-	mrc_stat_inc(xp->dev, MRC_STAT_TX_BUNDLES);
-	mrc_stat_add(xp->dev, MRC_STAT_TX_BUNDLED, 2);
+	mrc_xp_stat_inc(xp, MRC_STAT_TX_BUNDLES);
+	mrc_xp_stat_add(xp, MRC_STAT_TX_BUNDLED, 2);
 }
 
 static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
@@ -413,6 +414,7 @@ static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
 	struct sockaddr_storage s, d;
 	struct net_device *ndev = xp->ndev;
 	struct mrc_dev *dev = xp->dev;
+	struct mrc_stats __percpu *stats;
 	u16 sport = MRC_XP_CB(skb)->sport;
 	u8 dscp = MRC_XP_CB(skb)->dscp;
 	u32 k = MRC_XP_CB(skb)->plane;
@@ -420,6 +422,7 @@ static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
 	int err;
 
 	rcu_read_lock();
+	stats = mrc_xp_stats_rcu(xp);
 	if (k) {
 		/* [PATH-8] a plane gone since: plane 0 takes its paths */
 		ndev = mrc_plane_ndev_rcu(dev, k, xp->plane_id[k]);
@@ -429,7 +432,7 @@ static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
 			saddr = (const struct sockaddr *)&s;
 			daddr = (const struct sockaddr *)&d;
 		} else {
-			mrc_stat_add(dev, MRC_STAT_TX_PLANE_GONE, npkts);
+			mrc_stats_add(stats, MRC_STAT_TX_PLANE_GONE, npkts);
 			ndev = xp->ndev;
 			k = 0;
 		}
@@ -437,16 +440,16 @@ static void mrc_xp_xmit_one(struct mrc_xp *xp, struct sk_buff *skb,
 	/* [ENC-10] control packets too: an AQM marks them, not drops them */
 	err = mrc_net_xmit(xp->net, ndev, &xp->routes[k], skb, saddr, daddr,
 			   sport, dscp, true);
-	rcu_read_unlock();
 	if (err) {
-		mrc_stat_add(dev, MRC_STAT_TX_DROPPED, npkts);
-		return;
+		mrc_stats_add(stats, MRC_STAT_TX_DROPPED, npkts);
+	} else {
+		xp->plane_tx[k] += npkts;
+		mrc_stats_add(stats, MRC_STAT_TX_PACKETS, npkts);
+		mrc_stats_add(stats, MRC_STAT_TX_BYTES, len);
+		if (npkts > 1)
+			mrc_stats_add(stats, MRC_STAT_TX_GSO_BURSTS, 1);
 	}
-	xp->plane_tx[k] += npkts;
-	mrc_stat_add(dev, MRC_STAT_TX_PACKETS, npkts);
-	mrc_stat_add(dev, MRC_STAT_TX_BYTES, len);
-	if (npkts > 1)
-		mrc_stat_inc(dev, MRC_STAT_TX_GSO_BURSTS);
+	rcu_read_unlock();
 }
 
 static void mrc_xp_xmit_run(struct mrc_xp *xp, struct mrc_xp_run *run)
@@ -458,8 +461,8 @@ static void mrc_xp_xmit_run(struct mrc_xp *xp, struct mrc_xp_run *run)
 	if (n > 1 && run->room) {
 		skb = mrc_xp_bundle(xp, &run->q, run->bytes);
 		if (skb) {
-			mrc_stat_inc(xp->dev, MRC_STAT_TX_BUNDLES);
-			mrc_stat_add(xp->dev, MRC_STAT_TX_BUNDLED, n);
+			mrc_xp_stat_inc(xp, MRC_STAT_TX_BUNDLES);
+			mrc_xp_stat_add(xp, MRC_STAT_TX_BUNDLED, n);
 			mrc_xp_xmit_one(xp, skb, 1);
 			return;
 		}

@@ -14,6 +14,7 @@
 #include "metaroce.h"
 #include "net.h"
 #include "plane.h"
+#include "counter.h"
 #include "stats.h"
 #include "xport.h"
 
@@ -148,7 +149,7 @@ static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 	/* [PKT-94] our OFFER, until answered */
 	if (mrc_hello_offer_due(&xp->hello, now) &&
 	    !mrc_xp_hello_send(xp, MRC_HELLO_OFFER, mrc_ack_bundle_flag(), &out))
-		mrc_stat_inc(xp->dev, MRC_STAT_HELLOS_SENT);
+		mrc_xp_stat_inc(xp, MRC_STAT_HELLOS_SENT);
 	if (mrc_conn_deadline(&xp->conn) <= now) {
 		u64 expired = xp->conn.stats.holds_expired;
 		struct mrc_xp_paths_was was;
@@ -156,7 +157,7 @@ static void mrc_xp_run(struct mrc_xp *xp, u32 budget)
 		mrc_xp_paths_note(xp, &was);
 		mrc_conn_on_timer(&xp->conn, now);
 		if (xp->conn.stats.holds_expired != expired)
-			mrc_stat_inc(xp->dev, MRC_STAT_ACK_HOLDS_EXPIRED);
+			mrc_xp_stat_inc(xp, MRC_STAT_ACK_HOLDS_EXPIRED);
 		mrc_xp_count_paths(xp, &was);
 	}
 	mrc_tx_run(xp, now, budget, &out);

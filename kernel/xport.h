@@ -260,6 +260,9 @@ bool mrc_tx_resp_queue(struct mrc_xp *xp, bool atomic, u64 va, u32 rkey,
  */
 struct mrc_rx_cb {
 	u32 pkt_off;
+	u32 len;	/* the datagram's, as received */
+	bool ce;
+	bool counted;	/* in rx_packets, on a QP's counter or the device */
 };
 
 #define MRC_RX_CB(skb)	((struct mrc_rx_cb *)(skb)->cb)
@@ -267,6 +270,8 @@ struct mrc_rx_cb {
 /* demux.c: every datagram the UDP tunnel receives (net.h) */
 void mrc_rx_rcv(struct sk_buff *skb, bool ce);
 void mrc_rx_exit(void);
+/* Count the datagram @skb on @qp's counters, unless it was counted. */
+void mrc_rx_count(struct mrc_qp *qp, struct sk_buff *skb);
 /* Datagrams that found no device of ours on their netdev, module-wide. */
 long mrc_rx_no_device_count(void);
 

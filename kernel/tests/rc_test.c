@@ -24,6 +24,7 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_cache.h>
 
+#include "../counter.h"
 #include "../metaroce.h"
 #include "../stats.h"
 #include "../ud.h"
@@ -1087,6 +1088,86 @@ static void mrc_rc_dscp_from_traffic_class(struct kunit *test)
 			(u8)(MRC_WIRE_DSCP_DATA << 2 | MRC_WIRE_ECN_ECT0));
 }
 
+/* Counter @c's value of @s, as ib_core reads it. */
+static u64 mrc_t_counter(struct rdma_counter *c, enum mrc_stat s)
+{
+	mrc_counter_update_stats(c);
+	return c->stats->value[s];
+}
+
+static const enum mrc_stat mrc_t_traffic[] = {
+	MRC_STAT_TX_PACKETS, MRC_STAT_TX_BYTES, MRC_STAT_RX_PACKETS,
+	MRC_STAT_RX_BYTES, MRC_STAT_ACKS_SENT, MRC_STAT_ACKS_RECEIVED,
+};
+
+/* Has every datagram one end's counter sent reached the other's? */
+static bool mrc_t_counters_agree(struct rdma_counter *c)
+{
+	return mrc_t_counter(&c[0], MRC_STAT_TX_PACKETS) ==
+	       mrc_t_counter(&c[1], MRC_STAT_RX_PACKETS) &&
+	       mrc_t_counter(&c[1], MRC_STAT_TX_PACKETS) ==
+	       mrc_t_counter(&c[0], MRC_STAT_RX_PACKETS) &&
+	       mrc_t_counter(&c[0], MRC_STAT_TX_BYTES) ==
+	       mrc_t_counter(&c[1], MRC_STAT_RX_BYTES);
+}
+
+/*
+ * QP counters (counter.c): while bound, a QP's traffic counts on its
+ * counter and none on its device, what one end's counter sent the other's
+ * received, the device's own counters stay out of the QP view; unbound,
+ * the device counts again and the counter keeps what it had.
+ */
+static void mrc_rc_counter_takes_bound_qp_traffic(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv;
+	unsigned long until = jiffies + msecs_to_jiffies(MRC_T_WAIT_MS);
+	u64 dev_was[2][ARRAY_SIZE(mrc_t_traffic)], tx;
+	struct rdma_counter c[2] = {};
+	int i, k;
+
+	for (i = 0; i < 2; i++) {
+		c[i].device = &t->e[i].dev->ibdev;
+		c[i].port = 1;
+		c[i].stats = mrc_counter_alloc_stats(&c[i]);
+		KUNIT_ASSERT_NOT_NULL(test, c[i].stats);
+		KUNIT_EXPECT_TRUE(test, test_bit(MRC_STAT_RX_DROP_NO_QP,
+						 c[i].stats->is_disabled));
+		KUNIT_EXPECT_FALSE(test, test_bit(MRC_STAT_TX_PACKETS,
+						  c[i].stats->is_disabled));
+		KUNIT_ASSERT_EQ(test, mrc_counter_bind_qp(&c[i], t->e[i].qp), 0);
+		KUNIT_EXPECT_NE(test, c[i].id, 0u);
+		KUNIT_EXPECT_PTR_EQ(test, t->e[i].qp->counter, &c[i]);
+		for (k = 0; k < ARRAY_SIZE(mrc_t_traffic); k++)
+			dev_was[i][k] = mrc_t_stat(t->e[i].dev, mrc_t_traffic[k]);
+	}
+	mrc_t_write(test, t, 64 * 1024);
+	while (!mrc_t_counters_agree(c) && time_before(jiffies, until))
+		msleep(20);
+	KUNIT_EXPECT_TRUE(test, mrc_t_counters_agree(c));
+	KUNIT_EXPECT_GE(test, mrc_t_counter(&c[0], MRC_STAT_TX_BYTES),
+			64ull * 1024);
+	KUNIT_EXPECT_GT(test, mrc_t_counter(&c[0], MRC_STAT_ACKS_RECEIVED), 0ull);
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < ARRAY_SIZE(mrc_t_traffic); k++)
+			KUNIT_EXPECT_EQ(test, mrc_t_stat(t->e[i].dev, mrc_t_traffic[k]),
+					dev_was[i][k]);
+
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, mrc_counter_unbind_qp(t->e[i].qp), 0);
+		KUNIT_EXPECT_NULL(test, t->e[i].qp->counter);
+	}
+	tx = mrc_t_counter(&c[0], MRC_STAT_TX_PACKETS);
+	mrc_t_write(test, t, 4096);
+	KUNIT_EXPECT_EQ(test, mrc_t_counter(&c[0], MRC_STAT_TX_PACKETS), tx);
+	KUNIT_EXPECT_GT(test, mrc_t_stat(t->e[0].dev, MRC_STAT_TX_PACKETS),
+			dev_was[0][0]);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, mrc_counter_dealloc(&c[i]), 0);
+		KUNIT_EXPECT_TRUE(test, xa_empty(&t->e[i].dev->counters));
+		rdma_free_hw_stats_struct(c[i].stats);
+	}
+}
+
 static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_write_delivers_every_byte),
 	KUNIT_CASE(mrc_rc_send_lands_in_posted_receive),
@@ -1106,6 +1187,7 @@ static struct kunit_case mrc_rc_cases[] = {
 	KUNIT_CASE(mrc_rc_acks_carry_rate_hint),
 	KUNIT_CASE(mrc_rc_resend_into_invalidated_mr),
 	KUNIT_CASE(mrc_rc_dscp_from_traffic_class),
+	KUNIT_CASE(mrc_rc_counter_takes_bound_qp_traffic),
 	{}
 };
 

@@ -16,18 +16,16 @@
 # one of them (paths_acked 32); with b not speaking HELLO (hello=0) both
 # stay at 8 and nothing is opened.
 set -euo pipefail
-# shellcheck source=lib/link.bash
-. "$(dirname "$0")/lib/link.bash"
+# shellcheck source=lib/verbs.bash
+. "$(dirname "$0")/lib/verbs.bash"
 
 PORT=18782
-TOOL=$TOP/build/userspace/tools/mrc_verbs_check
 LOG=/tmp/82-restrack	# LOG.<port>: a verbs check's output, then .rc
 STOP=/tmp/82-restrack.stop
 SUMMARY="state sport plane sent acked lost srtt_us cwnd reentropies repaths ack_sport"
 
 # ---------------------------------------------------------------- guest side
 up() {
-	[ -x "$TOOL" ] || fail "no $TOOL (make userspace)"
 	mrc_delete_all
 	rmmod metaroce
 	modprobe metaroce npaths="$1" hello="${2:-1}"
@@ -39,7 +37,7 @@ up() {
 server() {
 	local p
 	for p in $PORT $((PORT + 1)); do
-		bg_run "$LOG.$p" 300 "$TOOL" -d mrc0 -g 1 -p "$p" -w 0
+		verbs_start "$LOG" "$p" -w 0
 		wait_until "server listening on $p" tcp_listening "$p"
 	done
 }
@@ -47,7 +45,7 @@ server() {
 client() {
 	local p
 	for p in $PORT $((PORT + 1)); do
-		bg_run "$LOG.$p" 300 "$TOOL" -d mrc0 -g 1 -p "$p" -w 0 -V -T "$STOP" 10.0.0.2
+		verbs_start "$LOG" "$p" -w 0 -V -T "$STOP" 10.0.0.2
 	done
 }
 
@@ -100,13 +98,9 @@ check_entries() {
 stop() { touch "$STOP"; }
 
 done_ok() {
-	local who=$1 p
+	local p
 	for p in $PORT $((PORT + 1)); do
-		MRC_TIMEOUT=300 wait_until "$who on port $p finished" test -e "$LOG.$p.rc"
-		[ "$(cat "$LOG.$p.rc")" = 0 ] ||
-			fail "$who on $p: exit status $(cat "$LOG.$p.rc"): $(grep -E '^fail' "$LOG.$p"; tail -3 "$LOG.$p")"
-		grep -q "$who: all steps passed" "$LOG.$p" || fail "$who on $p did not pass every step"
-		grep -E '^ok .*fnv' "$LOG.$p" | head -2 | sed "s/^/  $MRC_VM $p: /"
+		verbs_done "$1" "$LOG" "$p"
 	done
 }
 

@@ -23,8 +23,12 @@
 // round of 256 WRITEs carries its own pattern and is read back from the
 // peer with one 1 MiB READ and checked before the next; -T FILE (client)
 // ends the stream at the end of the round once FILE exists, so a test
-// keeps data moving until its own conditions are met. Output: "ok STEP
-// ..." / "fail STEP: why" lines, exit status 0 when every step passed.
+// keeps data moving until its own conditions are met. -G FILE waits for
+// FILE once the QP exists (in INIT), before anything is sent, and -H FILE
+// once every step is done, before the QP is destroyed: a test sees the QP
+// before its first packet and after its last (QP counters, case 83).
+// Output: "ok STEP ..." / "fail STEP: why" lines, exit status 0 when every
+// step passed.
 
 #include <arpa/inet.h>
 #include <netinet/tcp.h>
@@ -637,16 +641,27 @@ void client(Ctx &c, int fd, const StreamOpts &so)
 	}
 }
 
+// -G, -H: a test's go-ahead
+void wait_for_file(const char *path)
+{
+	if (!path)
+		return;
+	printf("waiting for %s\n", path);
+	fflush(stdout);
+	while (access(path, F_OK) != 0)
+		usleep(10000);
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
 {
-	const char *dev = nullptr, *peer = nullptr;
+	const char *dev = nullptr, *peer = nullptr, *go = nullptr, *hold = nullptr;
 	int gidx = 1, port = 18777, opt;
 	StreamOpts so;
 	Ctx c;
 
-	while ((opt = getopt(argc, argv, "d:g:p:w:t:m:eVT:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:w:t:m:eVT:G:H:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
@@ -657,7 +672,9 @@ int main(int argc, char **argv)
 		case 't': so.secs = static_cast<uint32_t>(atoi(optarg)); break;
 		case 'V': so.verify = true; break;
 		case 'T': so.stop = optarg; break;
-		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-V] [-T STOP_FILE] [-m PATH_MTU] [-e] [SERVER]", argv[0]);
+		case 'G': go = optarg; break;
+		case 'H': hold = optarg; break;
+		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-V] [-T STOP_FILE] [-G GO_FILE] [-H HOLD_FILE] [-m PATH_MTU] [-e] [SERVER]", argv[0]);
 		}
 	}
 	if (!dev)
@@ -666,6 +683,7 @@ int main(int argc, char **argv)
 		peer = argv[optind];
 
 	open_dev(c, dev, gidx);
+	wait_for_file(go);
 	int fd = peer ? tcp_connect(peer, port) : tcp_accept(port);
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -679,6 +697,9 @@ int main(int argc, char **argv)
 		client(c, fd, so);
 	else
 		server(c, fd);
+	printf("%s: steps done\n", peer ? "client" : "server");
+	fflush(stdout);
+	wait_for_file(hold);
 
 	close(fd);
 	ibv_destroy_qp(c.qp);
