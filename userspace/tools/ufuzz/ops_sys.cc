@@ -20,9 +20,13 @@
 namespace ufz {
 
 // Commands a process's CQs and SRQs refuse: only the process polls its
-// CQs, and its rings move only as its provider asks.
+// CQs, and its rings move only as its provider asks. A well-formed
+// RESIZE_CQ is what the provider sends (the CQ's ring moves to a new
+// mapping, which only the provider follows), so the one sent here asks
+// for a size no CQ may have.
 static void ring_commands(Env &e, Pool &p, Rng &rng)
 {
+	static const uint32_t bad_cqes[] = {0, 65536, 0x7fffffff, 0x80000000u, ~0u};
 	struct {
 		ib_uverbs_cmd_hdr hdr;
 		ib_uverbs_resize_cq cmd;	// POLL_CQ's layout is a prefix of it
@@ -34,7 +38,8 @@ static void ring_commands(Env &e, Pool &p, Rng &rng)
 	c.hdr.out_words = sizeof(resp) / 4 / 8;
 	c.cmd.response = reinterpret_cast<uintptr_t>(resp);
 	c.cmd.cq_handle = (rng.pct(50) ? p.ud.cq : p.cqq.cq)->handle;
-	c.cmd.cqe = static_cast<uint32_t>(rng.below(4096));
+	c.cmd.cqe = c.hdr.command == IB_USER_VERBS_CMD_POLL_CQ ?
+		    static_cast<uint32_t>(rng.below(4096)) : rng.pick(bad_cqes);
 	if (write(e.ctx->cmd_fd, &c, sizeof(c)) < 0)
 		note_errno(e, errno);
 	else
