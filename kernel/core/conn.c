@@ -956,13 +956,20 @@ static struct mrc_rx_msg *rx_msg_of(struct mrc_conn *c,
  * every one of its segments is acknowledged, and they came over several
  * paths.
  */
+/* Paths below the peer's count heard of that have packets to acknowledge. */
+static u32 rx_pending_paths(const struct mrc_conn *c)
+{
+	u32 below = c->rx_npaths >= 32 ? ~0u : (1u << c->rx_npaths) - 1;
+
+	return c->rx_pending & below;
+}
+
 static void ack_all_pending(struct mrc_conn *c, u8 why)
 {
-	u32 i;
+	u32 m;
 
-	for (i = 0; i < c->rx_npaths; i++)
-		if (c->path[i].rx.pending)
-			mrc_path_rx_ack_now(&c->path[i].rx, why);
+	for (m = rx_pending_paths(c); m; m &= m - 1)
+		mrc_path_rx_ack_now(&c->path[__builtin_ctz(m)].rx, why);
 }
 
 /*
@@ -1093,6 +1100,7 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	case MRC_RX_PSN_DUP:
 		/* [REL-6] a copy the network made, or one we gave up on */
 		mrc_path_rx_note_dup(rx, now, seg->ce, seg->tsval);
+		c->rx_pending |= 1u << seg->path_id;
 		c->stats.rx_dup++;
 		return MRC_RX_DUP;
 	default:
@@ -1135,6 +1143,7 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	}
 	/* ack_request() answers ACK_REQ, on this path and every other */
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, false);
+	c->rx_pending |= 1u << seg->path_id;
 	rx_route(rx, seg);
 	if ((seg->flags & (MRC_F_LAST | MRC_F_ACK_REQ)) ==
 	    (MRC_F_LAST | MRC_F_ACK_REQ))
@@ -1155,6 +1164,7 @@ dup:
 	 * arrived after all. The path must still count the PSN.
 	 */
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, true);
+	c->rx_pending |= 1u << seg->path_id;
 	rx_route(rx, seg);
 	if (seg->flags & MRC_F_ACK_REQ)
 		ack_all_pending(c, MRC_ACK_WHY_REQ);
@@ -1199,6 +1209,7 @@ enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
 	psn = mrc_path_rx_check(rx, seg->psn);
 	if (psn == MRC_RX_PSN_DUP) {
 		mrc_path_rx_note_dup(rx, now, seg->ce, seg->tsval);
+		c->rx_pending |= 1u << seg->path_id;
 		c->stats.rx_dup++;
 		return MRC_RX_DUP;
 	}
@@ -1207,6 +1218,7 @@ enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
 		return MRC_RX_DROP;
 	}
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, true);
+	c->rx_pending |= 1u << seg->path_id;
 	rx_route(rx, seg);
 	if (seg->flags & MRC_F_ACK_REQ)
 		ack_all_pending(c, MRC_ACK_WHY_REQ);
@@ -1277,15 +1289,21 @@ static u32 freshest_path(const struct mrc_conn *c)
 bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 		       struct mrc_ack_info *ack)
 {
-	u32 k, j, i = c->rx_npaths;
+	u32 live = rx_pending_paths(c), from = c->ack_rr % c->rx_npaths;
+	u32 m = live & (~0u << from), pass, i = c->rx_npaths;
 
-	/* one division, not one per path: this runs after every input */
-	for (k = 0, j = c->ack_rr % c->rx_npaths; k < c->rx_npaths;
-	     k++, j = j + 1 < c->rx_npaths ? j + 1 : 0) {
-		if (mrc_path_rx_ack_due(&c->path[j].rx, &c->cfg.path, now)) {
-			i = j;
-			break;
+	/* round robin from ack_rr over the paths that have something */
+	for (pass = 0; pass < 2 && i == c->rx_npaths; pass++) {
+		for (; m; m &= m - 1) {
+			u32 j = __builtin_ctz(m);
+
+			if (mrc_path_rx_ack_due(&c->path[j].rx, &c->cfg.path,
+						now)) {
+				i = j;
+				break;
+			}
 		}
+		m = live & ~(~0u << from);
 	}
 	if (i == c->rx_npaths) {
 		if (!msn_update_due(c))
@@ -1300,6 +1318,7 @@ bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 	}
 	mrc_path_rx_build_ack(&c->path[i].rx, now, &ack->sack, &ack->ce_count,
 			      &ack->tsecr, &ack->ack_delay);
+	c->rx_pending &= ~(1u << i);
 	ack->path_id = (u8)i;
 	ack->sport = mrc_conn_ack_sport(c, i);
 	ack->msn_ack = c->rx_msn_head;
@@ -1326,22 +1345,26 @@ bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 u64 mrc_conn_deadline(const struct mrc_conn *c)
 {
 	u64 t = mrc_sched_deadline(&c->cfg.sched, c->path, c->cfg.npaths);
-	u32 i;
+	u32 i, m;
 
 	if (msn_update_due(c))
 		return 0;
 	if (c->hold_until)
 		t = mrc_min_u64(t, c->hold_until);
 
-	for (i = 0; i < c->rx_npaths; i++) {
+	for (i = 0; i < c->cfg.npaths; i++) {
 		const struct mrc_path *p = &c->path[i];
-		u64 tx_at = i < c->cfg.npaths ? mrc_path_tx_deadline(&p->tx) : 0;
+		u64 tx_at = mrc_path_tx_deadline(&p->tx);
 
 		if (tx_at)
 			t = mrc_min_u64(t, tx_at);
-		if (i < c->cfg.npaths && p->probe_out)
+		if (p->probe_out)
 			t = mrc_min_u64(t, p->probe_due);
-		t = mrc_min_u64(t, mrc_path_rx_ack_deadline(&p->rx, &c->cfg.path));
+	}
+	for (m = rx_pending_paths(c); m; m &= m - 1) {
+		const struct mrc_path_rx *rx = &c->path[__builtin_ctz(m)].rx;
+
+		t = mrc_min_u64(t, mrc_path_rx_ack_deadline(rx, &c->cfg.path));
 	}
 	if (c->rack_deadline)
 		t = mrc_min_u64(t, c->rack_deadline);

@@ -218,6 +218,11 @@ struct mrc_conn {
 	struct mrc_path_ring *rings;	/* the caller's, one per path it may open */
 	u32 nrings;
 	u32 rx_npaths;		/* the peer's paths heard of: >= cfg.npaths */
+	/*
+	 * Bit i: path[i].rx has packets to acknowledge (pending): what every
+	 * input's ACK pick and deadline ask, without a look at idle paths.
+	 */
+	u32 rx_pending;
 	struct mrc_cc_conn cc;
 	struct mrc_sched sched;
 	u8 error;		/* enum mrc_conn_error */

@@ -282,6 +282,10 @@ void Sim::deliver(const Pkt &p)
 		fail("receiver flagged a protocol violation");
 		break;
 	}
+	// the receiver's map of paths owing ACKs is what the paths say
+	for (uint32_t i = 0; i < MRC_MAX_PATHS; i++)
+		if ((b_->rx_pending >> i & 1) != (b_->path[i].rx.pending != 0))
+			fail("rx_pending disagrees with path " + std::to_string(i));
 }
 
 void Sim::rx_done(const mrc_completion &c)
