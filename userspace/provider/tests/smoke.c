@@ -108,16 +108,30 @@ int main(int argc, char **argv)
 		CHECK(0, "create_cq: %s", strerror(errno));
 	}
 
-	/* Not implemented (memory windows): the library dummy answers. */
+	/* Memory windows of both types come from the provider ... */
 	pd = ibv_alloc_pd(ctx);
 	if (pd) {
-		struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+		struct ibv_alloc_dm_attr dm_attr = { .length = 4096 };
+		struct ibv_mw *mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+		struct ibv_mw *mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+		struct ibv_dm *dm;
 
-		CHECK(!mw && (errno == EOPNOTSUPP || errno == ENOSYS),
-		      "alloc_mw: %s", mw ? "succeeded" : strerror(errno));
-		printf("alloc_mw: %s\n", mw ? "ok" : strerror(errno));
-		if (mw)
-			ibv_dealloc_mw(mw);
+		CHECK(mw1 && mw2 && mw1->rkey != mw2->rkey,
+		      "alloc_mw: %s", strerror(errno));
+		printf("alloc_mw: %s\n", mw1 && mw2 ? "ok" : strerror(errno));
+		if (mw1)
+			CHECK(!ibv_dealloc_mw(mw1), "dealloc_mw: %s",
+			      strerror(errno));
+		if (mw2)
+			CHECK(!ibv_dealloc_mw(mw2), "dealloc_mw: %s",
+			      strerror(errno));
+		/* ... what it does not implement, the library's dummy answers */
+		dm = ibv_alloc_dm(ctx, &dm_attr);
+		CHECK(!dm && (errno == EOPNOTSUPP || errno == ENOSYS),
+		      "alloc_dm: %s", dm ? "succeeded" : strerror(errno));
+		printf("alloc_dm: %s\n", dm ? "ok" : strerror(errno));
+		if (dm)
+			ibv_free_dm(dm);
 		ibv_dealloc_pd(pd);
 	}
 
