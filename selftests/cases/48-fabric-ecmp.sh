@@ -68,6 +68,30 @@ recv_start() {
 
 case_guest_cleanup() { recv_stop; }
 
+# drops: where else a datagram can vanish in this guest, for a step whose
+# datagrams do not add up: the UDP stacks (receive buffer, other errors),
+# the backlog queues (softnet's second column, hex) and every netdev's
+# drop counters in both namespaces.
+drops() {
+	awk '$1 ~ /^Udp6?:$/ && $2 ~ /^[0-9]/ { print "  " $1, "in", $2, "no-port", $3, "in-errors", $4, "rcvbuf-errors", $6 }' \
+		/proc/net/snmp
+	awk '$1 ~ /^Udp6(InDatagrams|NoPorts|InErrors|RcvbufErrors)$/ { printf "  %s %s", $1, $2 } END { print "" }' \
+		/proc/net/snmp6
+	local ns run d n=0
+	while read -r _ d _; do
+		n=$((n + 0x$d))
+	done < /proc/net/softnet_stat
+	echo "  softnet dropped $n"
+	for ns in root rtr; do
+		run=()
+		[ "$ns" = root ] || run=(ip netns exec "$ns")
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		"${run[@]}" sh -c 'cd /sys/class/net && for d in *; do
+			echo "  $0 $d rx_dropped $(cat "$d/statistics/rx_dropped") tx_dropped $(cat "$d/statistics/tx_dropped")"
+		done' "$ns"
+	done
+}
+
 # send K PPS SIZE TOS FAMILY...: K datagrams from each port, paced.
 send() {
 	local k=$1 pps=$2 size=$3 tos=$4 fam lo
@@ -127,7 +151,15 @@ spray() {
 	wait $! && wait $pid || fail "$name: no port map, counters or receiver"
 	g a send "$k" "$pps" "$size" "$tos" "${fams[@]}" | sed 's/^/  a: /'
 	SENT=$((k * NPORTS * ${#fams[@]}))
-	MRC_TIMEOUT=60 wait_until "$name: all $SENT datagrams received or dropped" accounted "$field"
+	( MRC_TIMEOUT=60 wait_until "$name: all $SENT datagrams received or dropped" accounted "$field" ) || {
+		echo "  $name: received $(g b cat "$STATUS" | awk '$1 == "total" { print $3 }') of $SENT"
+		for vm in a b; do
+			echo "  $vm:"
+			g "$vm" drops
+		done
+		fabric_counters | sed 's/^/  counters: /'
+		fail "$name: $SENT datagrams sent, not all received or counted as dropped"
+	}
 	fabric_counters > "$W/c1"
 	g b cat "$STATUS" > "$W/rx"
 	awk -v k="$k" -v fams="${fams[*]}" -v v4="$V4" -v v6="$V6" -v np="$NPORTS" '

@@ -231,6 +231,23 @@ fabric_g_carrier_is() {
 	[ "$(ip netns exec rtr cat "/sys/class/net/eth$1/carrier" 2>/dev/null)" = "$2" ]
 }
 
+# fabric_g_routes_follow L 0|1: the router's routes have caught up with
+# link L's carrier: its nexthops via eth<L> (both families) are flagged
+# linkdown when the carrier is 0, and not when it is 1. The carrier file
+# changes at once, the routes only when linkwatch passes the event on
+# (up to a second later); a port map taken in between is the old one.
+fabric_g_routes_follow() {
+	local l=$1 carrier=$2 fam hops
+	for fam in 4 6; do
+		hops=$(ip -n rtr -"$fam" route show | grep -E "dev eth$l( |$)") || return 1
+		if [ "$carrier" = 1 ]; then
+			! grep -q linkdown <<< "$hops" || return 1
+		else
+			! grep -vq linkdown <<< "$hops" || return 1
+		fi
+	done
+}
+
 # Background processes of link L's cross traffic, detached, their pids kept.
 fabric_g_spawn() {
 	local l=$1
@@ -491,6 +508,8 @@ fabric_link_set() {
 		"$BED" monitor "$vm" "set_link l$l $([ $carrier = 1 ] && echo on || echo off)" >/dev/null
 	done
 	fabric_on both fabric_g_wait "carrier $carrier on eth$l" fabric_g_carrier_is "$l" "$carrier"
+	fabric_on both fabric_g_wait "routes of eth$l following carrier $carrier" \
+		fabric_g_routes_follow "$l" "$carrier"
 }
 
 fabric_link_down() { fabric_link_set "$1" down "${@:2}"; }
