@@ -205,18 +205,27 @@ static uint64_t evidence(Cls c, const Tally &t)
 	}
 }
 
+// Classes where only some operations must be refused: destroy's closed
+// contexts and killed children may end quietly, and an SRQ's garbage slot
+// is refused only once a SEND takes it, which may be after the run.
+static bool owes_evidence(Cls c)
+{
+	return c == kDestroy || c == kSrq;
+}
+
 bool check_evidence(const Env &e)
 {
 	bool ok = true;
 
 	for (int c = 0; c < kClsCount; c++) {
 		const Tally &t = e.tally[c];
+		uint64_t due = owes_evidence(static_cast<Cls>(c)) ? t.owed : t.ops;
 
-		if (!t.ops)
+		if (!due)
 			continue;
 		if (!evidence(static_cast<Cls>(c), t)) {
-			printf("NO EVIDENCE class=%s: %llu ops and not one refusal seen\n",
-			       kClsName[c], (unsigned long long)t.ops);
+			printf("NO EVIDENCE class=%s: %llu ops (%llu bound to be refused) and not one refusal seen\n",
+			       kClsName[c], (unsigned long long)t.ops, (unsigned long long)due);
 			ok = false;
 		}
 	}

@@ -49,9 +49,7 @@ struct Args {
 	int wc_timeout = 30000;
 	bool wrap = true;
 	bool verbose = false;
-	// mw only when named (--classes mw): in the default draw it would change
-	// the operations every existing seed reproduces
-	uint32_t classes = ~0u & ~(1u << kMw);
+	uint32_t classes = ~0u;
 	const char *peer = nullptr;
 };
 

@@ -23,6 +23,7 @@ namespace {
 // was destroyed all the same.
 bool busy(Env &e, const char *what, int err)
 {
+	e.t().owed++;
 	if (err == EBUSY)
 		note_errno(e, err);
 	else

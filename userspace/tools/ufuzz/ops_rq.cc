@@ -121,6 +121,9 @@ void srq_account(Env &e, const std::vector<ibv_wc> &wcs)
 		}
 		if (d[i].must_fail && w.status == IBV_WC_SUCCESS)
 			unexpected(e, "an SRQ WQE succeeded but must fail: %s", d[i].what.c_str());
+		// a flush is no refusal: the QP failed before the slot was read
+		if (d[i].must_fail && w.status != IBV_WC_WR_FLUSH_ERR)
+			e.t().owed++;
 		// earlier ones were taken by a QP that went to RESET holding them
 		d.erase(d.begin(), d.begin() + static_cast<long>(i) + 1);
 	}

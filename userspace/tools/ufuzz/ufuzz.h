@@ -72,6 +72,10 @@ struct Tally {
 	uint64_t errnos = 0;	// verbs calls and system calls refused
 	uint64_t events = 0;	// async events (CQ_ERR, QP_FATAL, ...)
 	uint64_t ignored = 0;	// bad indices the kernel did not act on
+	// Refusals the class was bound to draw, in classes whose garbage is
+	// not refused every time (owes_evidence()): a run that drew only the
+	// other kind owes none, whatever the seed.
+	uint64_t owed = 0;
 };
 
 // --- the peer (another host, mrc_ufuzz peer) --------------------------------
