@@ -11,7 +11,7 @@
 # linked into the cached linux-source tree as drivers/infiniband/sw/metaroce and
 # two hook lines (one Kconfig `source`, one Makefile `obj-`) are added to that
 # cached tree. Our sources are never touched. The tree stays at one absolute
-# path so ccache (in .cache/ccache) hits; the build dir is .cache/kunit-build, so
+# path so ccache (KUNIT_CCACHE) hits; the build dir is .cache/kunit-build, so
 # reruns are incremental. Full log of the last run: .cache/kunit.log; its raw
 # KTAP output: $(RESULTS)/kunit.ktap.
 
@@ -19,7 +19,10 @@
 KUNIT_SFX      := $(if $(filter-out $(KDEFAULT),$(KSEL)),-$(KSEL))
 KUNIT_TREE     := $(CACHE)/linux-source-$(KSEL)
 KUNIT_BUILD    := $(CACHE)/kunit-build$(KUNIT_SFX)
-KUNIT_CCACHE   := $(CACHE)/ccache
+# The compiler cache lives with the debug kernel's, outside the clone, so a
+# fresh clone (CI's) on a machine that built once compiles only what changed;
+# CCACHE_BASEDIR makes the clone's absolute paths relative, so any clone hits.
+KUNIT_CCACHE   := $(or $(METAROCE_CACHE),/var/cache/metaroce)/ccache-kunit
 KUNIT_LOG      := $(CACHE)/kunit$(KUNIT_SFX).log
 KUNIT_RESULTS  := $(RESULTS)/kunit$(KUNIT_SFX).results
 KUNIT_KTAP     := $(RESULTS)/kunit$(KUNIT_SFX).ktap
@@ -57,7 +60,7 @@ test-kunit: deps-check kunit-tree
 	@mkdir -p $(RESULTS) $(KUNIT_CCACHE)
 	@echo "kunit: building UML and running kernel/tests (log: $(KUNIT_LOG))"
 	@start=$$(date +%s); \
-	CCACHE_DIR=$(KUNIT_CCACHE) flock $(KUNIT_BUILD).lock sh -c ' \
+	CCACHE_DIR=$(KUNIT_CCACHE) CCACHE_BASEDIR=$(TOP) flock $(KUNIT_BUILD).lock sh -c ' \
 		rm -f $(KUNIT_BUILD)/test.log $(KUNIT_KTAP) $(KUNIT_KTAP).build-failed; \
 		python3 $(KUNIT_TREE)/tools/testing/kunit/kunit.py run \
 			--arch=um --kunitconfig=$(TOP)/kernel/tests \
