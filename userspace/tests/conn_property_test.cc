@@ -15,24 +15,12 @@
 #include <functional>
 #include <string>
 
+#include "prop_scale.h"
 #include "sim/sim.h"
 
 namespace {
 
-double scale()
-{
-	const char *s = getenv("MRC_PROP_SCALE");
-	double v = s ? atof(s) : 1.0;
-
-	return v > 0 ? v : 1.0;
-}
-
-uint64_t scaled(uint64_t n)
-{
-	uint64_t v = (uint64_t)(n * scale());
-
-	return v ? v : 1;
-}
+using mrctest::scaled;
 
 mrc_conn_cfg make_cfg(uint32_t npaths, uint32_t nstreams, uint32_t mss)
 {
