@@ -21,6 +21,8 @@
 set -euo pipefail
 # shellcheck source=lib/cm.bash
 . "$(dirname "$0")/lib/cm.bash"
+# shellcheck source=lib/kconsumer.bash
+. "$(dirname "$0")/lib/kconsumer.bash"
 # shellcheck source=lib/nfs.bash
 . "$(dirname "$0")/lib/nfs.bash"
 
@@ -33,8 +35,6 @@ LOSSY_SIZES=${NFS_CASE_LOSSY_SIZES:-4097 1048589 4194311}
 SMALL=${NFS_CASE_SMALL:-100}
 LOSSY_SMALL=${NFS_CASE_LOSSY_SMALL:-20}
 BIG_MB=${NFS_CASE_BIG_MB:-16}
-FAULT=/sys/kernel/debug/metaroce/mrc0/fault
-STAT=/tmp/nfs-stat
 # the export through rxe0 (eth1)
 NFS_RXE_SRV=10.0.1.2
 
@@ -52,19 +52,6 @@ rxe_pkts() {
 	echo $(($(cat "$c/sent_pkts") + $(cat "$c/rcvd_pkts")))
 }
 
-# stat_mark: mrc0's byte counters and the TCP segments now, for stat_delta.
-stat_mark() {
-	echo "$(dev_stat mrc0 tx_bytes) $(dev_stat mrc0 rx_bytes) $(tcp_segs)" > "$STAT"
-}
-
-# stat_delta: mrc0's bytes sent and received, and TCP segments, since
-# stat_mark.
-stat_delta() {
-	local tx rx segs
-	read -r tx rx segs < "$STAT"
-	echo "$(($(dev_stat mrc0 tx_bytes) - tx)) $(($(dev_stat mrc0 rx_bytes) - rx)) $(($(tcp_segs) - segs))"
-}
-
 # big_rates ADDR TAG MB: MB MiB written through the mount of ADDR and read
 # back through a fresh one, verified; prints "TAG write MB/s read MB/s".
 big_rates() {
@@ -78,20 +65,6 @@ big_rates() {
 	rm -f /tmp/nfs-big.back "$NFS_MNT/big"
 	echo "$2 $w $r"
 }
-
-fault_set() {
-	[ -d "$FAULT" ] || fail "no $FAULT (debugfs mounted? DEBUG_FS?)"
-	if [ "$1" = 0 ]; then
-		echo 0 > "$FAULT/mode"
-		return 0
-	fi
-	echo "$2" > "$FAULT/seed"
-	echo "$1" > "$FAULT/drop_ppm"
-	echo 0 > "$FAULT/duplicate_ppm"
-	echo 1 > "$FAULT/mode"
-}
-
-fault_dropped() { cat "$FAULT/dropped"; }
 
 case_guest_cleanup() {
 	[ -e "$FAULT/mode" ] && echo 0 > "$FAULT/mode"

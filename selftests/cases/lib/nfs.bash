@@ -161,17 +161,7 @@ nfs_check() {
 	echo "read back $n files, all checksums match"
 }
 
-# ---------------------------------------------------------- counters
-
-# dev_stat DEV NAME: one counter of DEV's `rdma statistic`.
-dev_stat() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' |
-		awk -v n="$2" 'p { print; exit } $0 == n { p = 1 }'
-}
-
-# The TCP segments this guest sent and received (init_net), and whether
-# any TCP socket has NFS's port at either end.
-tcp_segs() { awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $11 + $12 }' /proc/net/snmp; }
+# Whether any TCP socket has NFS's port at either end.
 nfs_tcp_socket() { awk '$2 ~ /:0801$/ || $3 ~ /:0801$/ { f = 1 } END { exit !f }' /proc/net/tcp /proc/net/tcp6; }
 
 # dd_rate FROM TO: copy with 1 MiB blocks, print the MB/s (10^6 bytes/s).
