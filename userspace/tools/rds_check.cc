@@ -4,9 +4,9 @@
 // transport forced to RDS/IB (rds_rdma) so that it runs over an RDMA
 // device and never falls back to RDS/TCP.
 //
-//   mrc_rds_check echo   --bind ADDR --port P --count N
+//   mrc_rds_check echo   --bind ADDR --port P --count N [--rdma R]
 //   mrc_rds_check client --bind ADDR --port P --peer ADDR --peer-port Q
-//                        --count N [--sizes S1,S2,...]
+//                        --count N [--sizes S1,S2,...] [--rdma R]
 //
 // The client sends N messages, message i of size S[i % len(S)] (default
 // 1, 64, 4096, 9000, 65536, 1048576: one byte to RDS's maximum) filled
@@ -26,6 +26,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -40,7 +41,7 @@ namespace {
 struct Options {
 	std::string mode, bind, peer;
 	int port = 0, peer_port = 0;
-	long count = 0;
+	long count = 0, rdma = 0;
 	std::vector<size_t> sizes{1, 64, 4096, 9000, 65536, 1 << 20};
 };
 
@@ -59,7 +60,7 @@ struct Options {
 [[noreturn]] void usage()
 {
 	bad("usage: mrc_rds_check echo|client --bind ADDR --port P --count N "
-	    "[--peer ADDR --peer-port Q] [--sizes S1,S2,...]");
+	    "[--peer ADDR --peer-port Q] [--sizes S1,S2,...] [--rdma R]");
 }
 
 Options parse(int argc, char **argv)
@@ -85,6 +86,8 @@ Options parse(int argc, char **argv)
 			o.peer_port = std::atoi(v);
 		} else if (k == "--count") {
 			o.count = std::atol(v);
+		} else if (k == "--rdma") {
+			o.rdma = std::atol(v);
 		} else if (k == "--sizes") {
 			o.sizes.clear();
 			for (const char *p = v; *p;) {
@@ -142,11 +145,14 @@ int rds_socket(const Options &o)
 	return fd;
 }
 
-// One message into buf; its length, and its source in *from.
-size_t receive(int fd, std::vector<uint8_t> &buf, sockaddr_in *from)
+// One message into buf; its length, and its source in *from; the cookie
+// of an MR the sender mapped for us with it (RDS_CMSG_RDMA_DEST) in
+// *cookie, 0 if none.
+size_t receive(int fd, std::vector<uint8_t> &buf, sockaddr_in *from, uint64_t *cookie = nullptr)
 {
 	pollfd p{fd, POLLIN, 0};
 	int n = poll(&p, 1, 30000);
+	alignas(cmsghdr) char ctl[256];
 
 	if (n < 0)
 		die("poll");
@@ -158,11 +164,18 @@ size_t receive(int fd, std::vector<uint8_t> &buf, sockaddr_in *from)
 	m.msg_namelen = sizeof(*from);
 	m.msg_iov = &iov;
 	m.msg_iovlen = 1;
+	m.msg_control = ctl;
+	m.msg_controllen = sizeof(ctl);
 	ssize_t r = recvmsg(fd, &m, 0);
 	if (r < 0)
 		die("recvmsg");
 	if (m.msg_flags & MSG_TRUNC)
 		bad("message truncated");
+	if (cookie)
+		*cookie = 0;
+	for (cmsghdr *c = CMSG_FIRSTHDR(&m); c && cookie; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_RDS && c->cmsg_type == RDS_CMSG_RDMA_DEST)
+			std::memcpy(cookie, CMSG_DATA(c), sizeof(*cookie));
 	return static_cast<size_t>(r);
 }
 
@@ -194,6 +207,198 @@ void verify(const char *who, long i, const uint8_t *p, size_t got, size_t want)
 	if (off >= 0)
 		bad(std::string(who) + ": message " + std::to_string(i) + " wrong at byte " +
 		    std::to_string(off));
+}
+
+constexpr size_t rdma_len = 1 << 20;
+
+// What the client sends for a round: the cookie of its buffer's MR.
+struct Ticket {
+	uint64_t round, cookie, len;
+};
+
+// One RDS message that carries an RDMA operation on the peer's MR: a WRITE
+// of local into it (write), else a READ of it into local. RDS tells the
+// outcome with token round later (RDS_RDMA_NOTIFY_ME).
+void rdma_op(int fd, const sockaddr_in &to, const Ticket &t, uint8_t *local, bool write)
+{
+	rds_iovec lv{reinterpret_cast<uint64_t>(local), t.len};
+	rds_rdma_args a{};
+	alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(a))] = {};
+	uint8_t tag = write ? 'W' : 'R';
+	iovec iov{&tag, 1};
+	msghdr m{};
+
+	a.cookie = t.cookie;
+	a.remote_vec = {0, t.len};
+	a.local_vec_addr = reinterpret_cast<uint64_t>(&lv);
+	a.nr_local = 1;
+	a.flags = RDS_RDMA_NOTIFY_ME | (write ? RDS_RDMA_READWRITE : 0);
+	a.user_token = t.round;
+	m.msg_name = const_cast<sockaddr_in *>(&to);
+	m.msg_namelen = sizeof(to);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = ctl;
+	m.msg_controllen = sizeof(ctl);
+	cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_RDMA_ARGS;
+	c->cmsg_len = CMSG_LEN(sizeof(a));
+	std::memcpy(CMSG_DATA(c), &a, sizeof(a));
+	if (sendmsg(fd, &m, 0) != 1)
+		die(write ? "sendmsg RDMA WRITE" : "sendmsg RDMA READ");
+}
+
+// Wait for the status of the RDMA operation with token round. A message
+// that comes first is kept in *held (the peer may answer sooner than RDS
+// reports the operation done).
+void rdma_status(int fd, uint64_t round, std::vector<uint8_t> *held)
+{
+	std::vector<uint8_t> buf(64);
+	alignas(cmsghdr) char ctl[256];
+
+	for (;;) {
+		pollfd p{fd, POLLIN, 0};
+		int n = poll(&p, 1, 30000);
+
+		if (n <= 0)
+			bad("no RDMA status for 30 s");
+		iovec iov{buf.data(), buf.size()};
+		msghdr m{};
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+		m.msg_control = ctl;
+		m.msg_controllen = sizeof(ctl);
+		ssize_t r = recvmsg(fd, &m, 0);
+		if (r < 0)
+			die("recvmsg (status)");
+		if (r > 0) {
+			if (!held->empty())
+				bad("two messages before an RDMA status");
+			held->assign(buf.begin(), buf.begin() + r);
+			continue;
+		}
+		for (cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			rds_rdma_notify st;
+
+			if (c->cmsg_level != SOL_RDS || c->cmsg_type != RDS_CMSG_RDMA_STATUS)
+				continue;
+			std::memcpy(&st, CMSG_DATA(c), sizeof(st));
+			if (st.user_token != round)
+				continue;
+			if (st.status != RDS_RDMA_SUCCESS)
+				bad("RDMA operation of round " + std::to_string(round) +
+				    ": status " + std::to_string(st.status));
+			return;
+		}
+	}
+}
+
+// Send ticket t to the peer with b mapped for it on the connection
+// (RDS_CMSG_RDMA_MAP): 6.1's RDS/IB maps FRWR MRs only on a connection's
+// QP, so RDS_GET_MR and RDS_GET_MR_FOR_DEST fail with EOPNOTSUPP on every
+// FRWR device. The cookie travels in the message's header; the kernel
+// also writes it into t->cookie.
+void map_and_send(int fd, const sockaddr_in &to, Ticket *t, uint8_t *b)
+{
+	rds_get_mr_args g{};
+	alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(g))] = {};
+	iovec iov{t, sizeof(*t)};
+	msghdr m{};
+
+	g.vec = {reinterpret_cast<uint64_t>(b), t->len};
+	g.cookie_addr = reinterpret_cast<uint64_t>(&t->cookie);
+	m.msg_name = const_cast<sockaddr_in *>(&to);
+	m.msg_namelen = sizeof(to);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = ctl;
+	m.msg_controllen = sizeof(ctl);
+	cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_RDMA_MAP;
+	c->cmsg_len = CMSG_LEN(sizeof(g));
+	std::memcpy(CMSG_DATA(c), &g, sizeof(g));
+	if (sendmsg(fd, &m, 0) != static_cast<ssize_t>(sizeof(*t)))
+		die("sendmsg with RDS_CMSG_RDMA_MAP");
+}
+
+void rdma_client(int fd, const Options &o, const sockaddr_in &peer)
+{
+	void *mem;
+	std::vector<uint8_t> buf(64);
+	sockaddr_in from{};
+
+	if (posix_memalign(&mem, 4096, rdma_len))
+		bad("out of memory");
+	auto *b = static_cast<uint8_t *>(mem);
+	for (long r = 0; r < o.rdma; r++) {
+		Ticket t{static_cast<uint64_t>(1000 + r), 0, rdma_len};
+
+		std::memset(b, 0, rdma_len);
+		map_and_send(fd, peer, &t, b);
+		// the echo side's message comes after its WRITE into b
+		if (receive(fd, buf, &from) != 1 || buf[0] != 'W')
+			bad("round " + std::to_string(r) + ": no message after the RDMA WRITE");
+		long off = mrc_tool::check(b, rdma_len, t.round);
+		if (off >= 0)
+			bad("round " + std::to_string(r) + ": RDMA WRITE wrong at byte " +
+			    std::to_string(off));
+		send_to(fd, reinterpret_cast<uint8_t *>(&t), sizeof(t), peer);
+		// the message of the echo side's READ of b, then its word that
+		// the READ is done: only then may b's MR go
+		if (receive(fd, buf, &from) != 1 || buf[0] != 'R')
+			bad("round " + std::to_string(r) + ": no message after the RDMA READ");
+		if (receive(fd, buf, &from) != 1 || buf[0] != 'D')
+			bad("round " + std::to_string(r) + ": the RDMA READ did not end");
+		rds_free_mr_args f{t.cookie, 0};
+		if (setsockopt(fd, SOL_RDS, RDS_FREE_MR, &f, sizeof(f)))
+			die("RDS_FREE_MR");
+	}
+	free(mem);
+	std::printf("client: %ld RDMA rounds (1 MiB WRITE and READ), all verified\n", o.rdma);
+}
+
+void rdma_echo(int fd, const Options &o)
+{
+	std::vector<uint8_t> buf(64), local(rdma_len), held;
+	sockaddr_in from{};
+	Ticket t;
+	const uint8_t done = 'D';
+
+	for (long r = 0; r < o.rdma; r++) {
+		uint64_t cookie;
+
+		if (receive(fd, buf, &from, &cookie) != sizeof(t))
+			bad("round " + std::to_string(r) + ": no ticket");
+		std::memcpy(&t, buf.data(), sizeof(t));
+		if (t.round != static_cast<uint64_t>(1000 + r) || t.len != rdma_len)
+			bad("round " + std::to_string(r) + ": a wrong ticket");
+		// the header's cookie, not the ticket's: the kernel wrote that
+		// one after the ticket was copied
+		if (!cookie)
+			bad("round " + std::to_string(r) + ": no RDS_CMSG_RDMA_DEST cookie");
+		t.cookie = cookie;
+		mrc_tool::fill(local.data(), rdma_len, t.round);
+		rdma_op(fd, from, t, local.data(), true);
+		rdma_status(fd, t.round, &held);
+		if (held.empty() && receive(fd, buf, &from) == sizeof(t))
+			held.assign(buf.begin(), buf.begin() + sizeof(t));
+		if (held.size() != sizeof(t))
+			bad("round " + std::to_string(r) + ": the client did not check the WRITE");
+		held.clear();
+		std::fill(local.begin(), local.end(), 0);
+		rdma_op(fd, from, t, local.data(), false);
+		rdma_status(fd, t.round, &held);
+		if (!held.empty())
+			bad("round " + std::to_string(r) + ": a message during the RDMA READ");
+		long off = mrc_tool::check(local.data(), rdma_len, t.round);
+		if (off >= 0)
+			bad("round " + std::to_string(r) + ": RDMA READ wrong at byte " +
+			    std::to_string(off));
+		send_to(fd, &done, 1, from);
+	}
+	std::printf("echo: %ld RDMA rounds (1 MiB WRITE and READ), all verified\n", o.rdma);
 }
 
 }  // namespace
@@ -233,6 +438,11 @@ int main(int argc, char **argv)
 	}
 	std::printf("%s: %ld messages, %llu bytes, all verified\n", o.mode.c_str(), o.count,
 		    bytes);
+	std::fflush(stdout);
+	if (client && o.rdma)
+		rdma_client(fd, o, peer);
+	else if (o.rdma)
+		rdma_echo(fd, o);
 	close(fd);
 	return 0;
 }
