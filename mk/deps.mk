@@ -20,7 +20,7 @@ DEPS_PKGS := \
 	libnl-3-dev libnl-route-3-dev \
 	qemu-system-x86 busybox-static socat \
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev \
-	perftest rdmacm-utils nvme-cli fio iproute2 tcpdump tshark strace ethtool gnuplot-nox \
+	perftest rdmacm-utils nvme-cli nfs-kernel-server nfs-common fio iproute2 tcpdump tshark strace ethtool gnuplot-nox \
 	prometheus curl iperf3 \
 	dkms dh-dkms debhelper lintian \
 	linux-headers-$(KVER_$(KDEFAULT)) $(foreach s,$(KSERIES),linux-source-$(s))
