@@ -389,8 +389,10 @@ int dmabuf_count()
 	std::string line;
 	int n = -1;
 
+	// each buffer's "Total N devices attached" matches the same %d
 	while (std::getline(f, line))
-		if (sscanf(line.c_str(), "Total %d objects", &n) == 1)
+		if (line.find(" objects,") != std::string::npos &&
+		    sscanf(line.c_str(), "Total %d objects", &n) == 1)
 			break;
 	return n;
 }
