@@ -30,10 +30,7 @@
 // Output: "ok STEP" / "fail STEP: why" lines and "all steps passed"; exit
 // status 0 when every step passed.
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -50,6 +47,7 @@
 #include "loopback.h"
 #include "pattern.h"
 #include "report.h"
+#include "vgem.h"
 
 const char *const mrc_tool::kName = "mrc_dmabuf_check";
 
@@ -57,33 +55,6 @@ namespace {
 
 using mrc_tool::die;
 using mrc_tool::report;
-
-// The few DRM uAPI pieces used here (include/uapi/drm/drm.h, drm_mode.h;
-// stable ABI), so the tool builds without the DRM headers installed.
-struct DrmVersion {
-	int major, minor, patch;
-	size_t name_len;
-	char *name;
-	size_t date_len;
-	char *date;
-	size_t desc_len;
-	char *desc;
-};
-struct DrmCreateDumb {
-	uint32_t height, width, bpp, flags, handle, pitch;
-	uint64_t size;
-};
-struct DrmDestroyDumb {
-	uint32_t handle;
-};
-struct DrmPrimeHandle {
-	uint32_t handle, flags;
-	int32_t fd;
-};
-constexpr unsigned long kDrmVersion = _IOWR('d', 0x00, DrmVersion);
-constexpr unsigned long kDrmPrimeToFd = _IOWR('d', 0x2d, DrmPrimeHandle);
-constexpr unsigned long kDrmCreateDumb = _IOWR('d', 0xB2, DrmCreateDumb);
-constexpr unsigned long kDrmDestroyDumb = _IOWR('d', 0xB4, DrmDestroyDumb);
 
 constexpr size_t kPage = 4096;
 constexpr size_t kBufSize = 64 * kPage;		// the dumb buffer
@@ -102,10 +73,9 @@ struct Env {
 	ibv_pd *pd = nullptr;
 	ibv_gid gid = {};
 	int gidx = 1;
-	int drm = -1;			// the vgem node
-	uint32_t handle = 0;		// the dumb buffer's GEM handle
-	int buf_fd = -1;		// its dma-buf
-	uint8_t *map = nullptr;		// the CPU's view of it
+	mrc_tool::VgemBuf vgem;
+	int buf_fd = -1;		// vgem.fd
+	uint8_t *map = nullptr;		// vgem.map
 	ibv_mr *dmr = nullptr;		// B's MR over the dma-buf
 	uint8_t *lbuf = nullptr;	// A's memory
 	ibv_mr *lmr = nullptr;
@@ -124,64 +94,15 @@ uint8_t *at(Env &e, uint64_t va)
 	return e.map + kOff + (va - kIova);
 }
 
-// /dev/dri/card* of vgem: dumb buffers need the primary node (render
-// nodes refuse CREATE_DUMB); -1 if none.
-int open_vgem()
-{
-	DIR *d = opendir("/dev/dri");
-	int found = -1;
-
-	for (dirent *de; d && found < 0 && (de = readdir(d));) {
-		if (strncmp(de->d_name, "card", 4))
-			continue;
-		std::string path = std::string("/dev/dri/") + de->d_name;
-		int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
-		char name[32] = {};
-		DrmVersion v = {};
-
-		if (fd < 0)
-			continue;
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (!ioctl(fd, kDrmVersion, &v) && !strcmp(name, "vgem"))
-			found = fd;
-		else
-			close(fd);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 void vgem_step(Env &e)
 {
-	DrmCreateDumb c = {};
-	DrmPrimeHandle p = {};
-	void *m;
-
-	e.drm = open_vgem();
-	if (e.drm < 0)
-		die("no vgem DRM node in /dev/dri (modprobe vgem)");
-	c.width = kPage / 4;
-	c.height = kBufSize / kPage;
-	c.bpp = 32;
-	if (ioctl(e.drm, kDrmCreateDumb, &c) || c.size < kBufSize)
-		die("vgem CREATE_DUMB: %s, size %llu", strerror(errno),
-		    (unsigned long long)c.size);
-	e.handle = c.handle;
-	p.handle = c.handle;
-	p.flags = O_RDWR | O_CLOEXEC;
-	if (ioctl(e.drm, kDrmPrimeToFd, &p))
-		die("PRIME_HANDLE_TO_FD: %s", strerror(errno));
-	e.buf_fd = p.fd;
-	m = mmap(nullptr, kBufSize, PROT_READ | PROT_WRITE, MAP_SHARED, e.buf_fd, 0);
-	if (m == MAP_FAILED)
-		die("mmap of the dma-buf: %s", strerror(errno));
-	e.map = static_cast<uint8_t *>(m);
+	if (const char *what = mrc_tool::vgem_buf_create(e.vgem, kBufSize))
+		die("%s: %s", what, strerror(errno));
+	e.buf_fd = e.vgem.fd;
+	e.map = e.vgem.map;
 	mrc_tool::fill(e.map, kBufSize, kGuard);
 	report(mrc_tool::check(e.map, kBufSize, kGuard) < 0, "vgem",
-	       "dumb buffer %llu bytes, dma-buf fd %d", (unsigned long long)c.size,
-	       e.buf_fd);
+	       "dumb buffer of %zu bytes, dma-buf fd %d", kBufSize, e.buf_fd);
 }
 
 // One registration that must fail with @want; a success is deregistered.
@@ -401,12 +322,10 @@ int dmabuf_count()
 // dereg frees it; a WRITE with the old rkey fails.
 void release_steps(Env &e, int before)
 {
-	DrmDestroyDumb d = { e.handle };
 	uint32_t rkey = e.dmr->rkey;
+	int derr = mrc_tool::vgem_buf_release(e.vgem);
 
-	munmap(e.map, kBufSize);
-	close(e.buf_fd);
-	int derr = ioctl(e.drm, kDrmDestroyDumb, &d) ? errno : 0;
+	e.map = nullptr;
 	int held = dmabuf_count();
 	report(!derr && held == before + 1, "held", "destroy %d, %d dma-buf(s), %d before",
 	       derr, held, before);
@@ -475,7 +394,6 @@ int main(int argc, char **argv)
 	ibv_dereg_mr(e.lmr);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
-	close(e.drm);
 	free(e.lbuf);
 	if (mrc_tool::failures) {
 		printf("%d step(s) failed\n", mrc_tool::failures);
