@@ -255,6 +255,7 @@ static const struct ib_device_ops mrc_dev_ops = {
 	.destroy_ah = mrc_destroy_ah,
 	.get_dma_mr = mrc_get_dma_mr,
 	.reg_user_mr = mrc_reg_user_mr,
+	.reg_user_mr_dmabuf = mrc_reg_user_mr_dmabuf,
 	.rereg_user_mr = mrc_rereg_user_mr,
 	.alloc_mr = mrc_alloc_mr,
 	.map_mr_sg = mrc_map_mr_sg,

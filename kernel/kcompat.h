@@ -57,4 +57,24 @@ static inline struct ib_udata *mrc_create_cq_udata(struct ib_udata *udata)
 }
 #endif
 
+/*
+ * ib_device_ops.reg_user_mr_dmabuf, like create_cq, gets the uverbs
+ * attribute bundle from 6.12 and only the driver udata before; the driver
+ * uses neither, so only the type differs.
+ */
+#if MRC_KERNEL_GE(6, 12)
+#define mrc_reg_dmabuf_arg uverbs_attr_bundle
+#else
+#define mrc_reg_dmabuf_arg ib_udata
+#endif
+
+/*
+ * 6.2 made dma_buf_vmap() expect the reservation lock held and kept the
+ * old, self-locking behaviour under the _unlocked names.
+ */
+#if !MRC_KERNEL_GE(6, 2)
+#define dma_buf_vmap_unlocked dma_buf_vmap
+#define dma_buf_vunmap_unlocked dma_buf_vunmap
+#endif
+
 #endif /* MRC_KCOMPAT_H */

@@ -11,9 +11,10 @@
  * bits alone, in mrc_mr_check().
  *
  * Addresses: user MRs pin their pages (ib_umem) and reach them with
- * kmap_local_page(); DMA and fast-reg MRs hold kernel virtual addresses,
- * because the device uses virtual DMA (ib_uses_virt_dma(): a dma_addr_t
- * handed to us is the kernel address, like rxe and siw).
+ * kmap_local_page(), or hold a dma-buf's kernel mapping (mr_dmabuf.c);
+ * DMA and fast-reg MRs hold kernel virtual addresses, because the device
+ * uses virtual DMA (ib_uses_virt_dma(): a dma_addr_t handed to us is the
+ * kernel address, like rxe and siw).
  */
 
 #include <linux/log2.h>
@@ -83,6 +84,8 @@ static void mrc_mr_free(struct mrc_mr *mr)
 {
 	if (mr->umem)
 		ib_umem_release(mr->umem);
+	if (mr->dmabuf)
+		mrc_mr_dmabuf_unmap(mr);
 	kvfree(mr->pages);
 	kfree(mr->page_va);
 	/* a receive path may still be inside xa_load() under RCU */
@@ -180,13 +183,26 @@ static int mrc_mr_pin(struct mrc_mr *mr, u64 start, u64 length, int access)
 	return 0;
 }
 
-struct ib_mr *mrc_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			      u64 iova, int access, struct ib_udata *udata)
+/*
+ * Where a user MR's bytes are: process memory at @start, or bytes @start
+ * on of dma-buf @fd (a flag, not a sentinel fd: fds come from the user).
+ */
+struct mrc_user_src {
+	u64 start;
+	int fd;
+	bool dmabuf;
+};
+
+static struct ib_mr *mrc_reg_user(struct ib_pd *ibpd,
+				  const struct mrc_user_src *src, u64 length,
+				  u64 iova, int access)
 {
 	struct mrc_mr *mr;
 	int err;
 
-	err = mrc_mr_access_valid(access, MRC_ACCESS_USER);
+	/* windows bind to process memory only (ib_core refuses them too) */
+	err = mrc_mr_access_valid(access, src->dmabuf ? MRC_ACCESS_REG :
+							MRC_ACCESS_USER);
 	if (err)
 		return ERR_PTR(err);
 	if (!length)
@@ -195,7 +211,11 @@ struct ib_mr *mrc_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
-	err = mrc_mr_pin(mr, start, length, access);
+	if (src->dmabuf)
+		err = mrc_mr_dmabuf_map(mr, src->fd, src->start, length,
+					access);
+	else
+		err = mrc_mr_pin(mr, src->start, length, access);
 	if (err)
 		goto err_free;
 
@@ -211,6 +231,23 @@ struct ib_mr *mrc_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 err_free:
 	mrc_mr_free(mr);
 	return ERR_PTR(err);
+}
+
+struct ib_mr *mrc_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata)
+{
+	struct mrc_user_src src = { .start = start };
+
+	return mrc_reg_user(ibpd, &src, length, iova, access);
+}
+
+struct ib_mr *mrc_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				     u64 length, u64 iova, int fd, int access,
+				     struct mrc_reg_dmabuf_arg *unused)
+{
+	struct mrc_user_src src = { .start = offset, .fd = fd, .dmabuf = true };
+
+	return mrc_reg_user(ibpd, &src, length, iova, access);
 }
 
 /*

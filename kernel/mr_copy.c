@@ -79,6 +79,8 @@ static int mrc_mr_copy_io(struct mrc_mr *mr, u64 va, struct mrc_copy_io *io,
 	mrc_mr_xlate(mr, &x);
 	if (va < x.iova)
 		return -ERANGE;
+	if (mr->kva)	/* a dma-buf, mapped in one piece */
+		return mrc_copy_chunk(mr->kva + (va - x.iova), io, len);
 	offset = va - x.iova + x.first_offset;
 	page_size = 1ULL << x.page_shift;
 
@@ -156,9 +158,15 @@ int mrc_mr_atomic(struct mrc_mr *mr, u64 va, bool cmp_swap, u64 cmp_add,
 			return -EINVAL;
 		index = offset >> x.page_shift;
 		in_page = offset & ((1ULL << x.page_shift) - 1);
-		if (index >= mr->max_pages)
+		if (mr->kva) {
+			kaddr = NULL;
+			p = (u64 *)(mr->kva + (va - x.iova));
+			/* the buffer's offset need not be aligned like iova */
+			if ((uintptr_t)p & 7)
+				return -EINVAL;
+		} else if (index >= mr->max_pages) {
 			return -EFAULT;
-		if (mr->type == IB_MR_TYPE_USER) {
+		} else if (mr->type == IB_MR_TYPE_USER) {
 			page = mr->pages[index];
 			kaddr = kmap_local_page(page);
 			p = kaddr + in_page;

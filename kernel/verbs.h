@@ -12,8 +12,10 @@
 #define _MRC_VERBS_H
 
 #include <linux/completion.h>
+#include <linux/dma-direction.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/iosys-map.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -181,6 +183,11 @@ struct mrc_mr {
 	u32 map_shift;		/* MEM_REG: page_shift of the last map */
 	atomic_t mw_bound;	/* windows bound to it (mw.c): no dereg */
 	bool no_bind;		/* being replaced by rereg: no new windows */
+	/* a USER MR over a dma-buf (mr_dmabuf.c) instead of umem and pages */
+	struct dma_buf *dmabuf;
+	struct iosys_map dmabuf_map;	/* the exporter's kernel mapping */
+	enum dma_data_direction dmabuf_dir;	/* of begin_cpu_access */
+	u8 *kva;		/* byte iova of the MR in that mapping */
 };
 
 static inline struct mrc_mr *to_mrc_mr(struct ib_mr *ibmr)
@@ -199,6 +206,13 @@ struct ib_mr *mrc_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				u64 length, u64 iova, int access,
 				struct ib_pd *pd, struct ib_udata *udata);
 int mrc_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *mrc_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				     u64 length, u64 iova, int fd, int access,
+				     struct mrc_reg_dmabuf_arg *unused);
+/* mr_dmabuf.c: map [offset, offset + length) of dma-buf @fd into @mr */
+int mrc_mr_dmabuf_map(struct mrc_mr *mr, int fd, u64 offset, u64 length,
+		      int access);
+void mrc_mr_dmabuf_unmap(struct mrc_mr *mr);
 
 /* Pure checks, no device needed (KUnit targets). */
 bool mrc_range_within(u64 base, u64 size, u64 va, u64 len);

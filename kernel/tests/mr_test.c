@@ -199,6 +199,51 @@ static void mrc_mr_atomics(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *word, 7ull);
 }
 
+/*
+ * An MR over a dma-buf (mr_dmabuf.c) reaches its bytes through the
+ * exporter's mapping only: byte va is kva + (va - iova), the page list
+ * unused; atomics refuse a word the mapping leaves unaligned even where
+ * va is aligned.
+ */
+static void mrc_mr_copy_mapped(struct kunit *test)
+{
+	u8 *mem = kunit_kzalloc(test, 3 * PAGE_SIZE, GFP_KERNEL);
+	struct mrc_mr *mr = mrc_t_mr(test, 0x7f0000000000ull, 0);
+	u64 at = PAGE_SIZE - 50, orig, *word;
+	u8 src[100], back[100];
+	size_t i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mem);
+	mr->type = IB_MR_TYPE_USER;
+	mr->max_pages = 0;	/* any use of the page list faults */
+	mr->kva = mem + 16;
+	mr->length = 2 * PAGE_SIZE;
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = i + 1;
+
+	KUNIT_ASSERT_EQ(test, mrc_mr_copy(mr, mr->iova + at, src, sizeof(src),
+					  MRC_COPY_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(mem + 16 + at, src, sizeof(src)), 0);
+	KUNIT_EXPECT_EQ(test, mem[16 + at - 1], 0);
+	KUNIT_EXPECT_EQ(test, mem[16 + at + sizeof(src)], 0);
+	KUNIT_ASSERT_EQ(test, mrc_mr_copy(mr, mr->iova + at, back, sizeof(back),
+					  MRC_COPY_FROM_MR), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(back, src, sizeof(src)), 0);
+	/* below iova: refused, never placed before the mapping */
+	KUNIT_EXPECT_EQ(test, mrc_mr_copy(mr, mr->iova - 1, src, 1,
+					  MRC_COPY_TO_MR), -ERANGE);
+
+	word = (u64 *)(mem + 16 + 64);
+	*word = 5;
+	KUNIT_ASSERT_EQ(test, mrc_mr_atomic(mr, mr->iova + 64, false, 2, 0,
+					    &orig), 0);
+	KUNIT_EXPECT_EQ(test, orig, 5ull);
+	KUNIT_EXPECT_EQ(test, *word, 7ull);
+	mr->kva = mem + 4;	/* a buffer offset of 4 */
+	KUNIT_EXPECT_EQ(test, mrc_mr_atomic(mr, mr->iova + 64, false, 1, 0,
+					    &orig), -EINVAL);
+}
+
 static void mrc_mr_fast_reg_rotates_key(struct kunit *test)
 {
 	struct mrc_mr *mr = mrc_t_mr(test, 0, 0);
@@ -247,6 +292,7 @@ static struct kunit_case mrc_mr_cases[] = {
 	KUNIT_CASE(mrc_mr_copy_crosses_pages),
 	KUNIT_CASE(mrc_mr_copy_bounds_defence),
 	KUNIT_CASE(mrc_mr_atomics),
+	KUNIT_CASE(mrc_mr_copy_mapped),
 	KUNIT_CASE(mrc_mr_fast_reg_rotates_key),
 	{}
 };

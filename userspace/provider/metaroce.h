@@ -234,6 +234,9 @@ int mrc_destroy_srq(struct ibv_srq *ibsrq);
 /* mr.c */
 struct ibv_mr *mrc_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			  uint64_t hca_va, int access);
+struct ibv_mr *mrc_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				 size_t length, uint64_t iova, int fd,
+				 int access);
 int mrc_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		 void *addr, size_t length, int access);
 int mrc_dereg_mr(struct verbs_mr *vmr);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Memory regions and address handles: plain uverbs commands. The kernel
- * pins the pages (ib_umem) and checks every access against the MR's keys,
- * bounds and flags. An AH comes back with a number (ABI 2), which UD send
+ * pins the pages (ib_umem) or maps the dma-buf, and checks every access
+ * against the MR's keys, bounds and flags. An AH comes back with a number (ABI 2), which UD send
  * slots carry; the kernel resolves it in the sending QP's PD.
  */
 #include <errno.h>
@@ -25,6 +25,30 @@ struct ibv_mr *mrc_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	memset(&cmd, 0, sizeof(cmd));
 	err = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
 			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+/*
+ * A dma-buf's bytes [offset, offset + length) at @iova. The kernel maps the
+ * buffer (its exporter's kernel mapping: the CPU moves the bytes) and
+ * refuses exporters it cannot map that way with EOPNOTSUPP.
+ */
+struct ibv_mr *mrc_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				 size_t length, uint64_t iova, int fd,
+				 int access)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	err = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr);
 	if (err) {
 		free(vmr);
 		errno = err;

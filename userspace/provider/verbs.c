@@ -106,6 +106,7 @@ const struct verbs_context_ops mrc_context_ops = {
 	.query_port = mrc_query_port,
 	.query_qp = mrc_query_qp,
 	.query_srq = mrc_query_srq,
+	.reg_dmabuf_mr = mrc_reg_dmabuf_mr,
 	.reg_mr = mrc_reg_mr,
 	.rereg_mr = mrc_rereg_mr,
 	.req_notify_cq = mrc_req_notify_cq,

@@ -15,7 +15,8 @@
 //   client: mrc_verbs_check -d DEV [-g GID_INDEX] [-p TCP_PORT] [-e] SERVER
 //
 // -e waits for completions through a completion channel (req_notify_cq)
-// instead of busy polling. -w N (client, default 2048, 0 = none) streams N
+// instead of busy polling. -D makes the 8 MiB buffer a dma-buf (vgem.h)
+// registered with ibv_reg_dmabuf_mr, on either side. -w N (client, default 2048, 0 = none) streams N
 // 4 KiB WRITEs with 64 in flight before the error step, for throughput and
 // the provider's doorbell count (MRC_PROVIDER_STATS=1); -t S (client) ends
 // the stream after S seconds, at the end of its current round of 256, for
@@ -50,6 +51,7 @@
 #include "device.h"
 #include "report.h"
 #include "tcp.h"
+#include "vgem.h"
 
 const char *const mrc_tool::kName = "mrc_verbs_check";
 
@@ -113,6 +115,7 @@ struct Ctx {
 	ibv_qp *qp = nullptr;
 	ibv_mr *mr = nullptr;
 	uint8_t *buf = nullptr;
+	mrc_tool::VgemBuf vgem;	// -D: buf is this dma-buf's mapping
 	bool events = false;
 	ibv_mtu path_mtu = IBV_MTU_1024;
 	Dest me{}, peer{};
@@ -127,7 +130,7 @@ ibv_mtu mtu_of(int bytes)
 	die("path MTU %d: not one of 256, 512, 1024, 2048, 4096", bytes);
 }
 
-void open_dev(Ctx &c, const char *name, int gidx)
+void open_dev(Ctx &c, const char *name, int gidx, bool dmabuf)
 {
 	c.ctx = open_device(name);
 	if (c.events && !(c.ch = ibv_create_comp_channel(c.ctx)))
@@ -138,14 +141,25 @@ void open_dev(Ctx &c, const char *name, int gidx)
 		die("alloc_pd/create_cq: %s", strerror(errno));
 	if (c.events && ibv_req_notify_cq(c.cq, 0))
 		die("req_notify_cq: %s", strerror(errno));
-	if (posix_memalign(reinterpret_cast<void **>(&c.buf), 4096, kBufSize))
-		die("out of memory");
-	memset(c.buf, 0, kBufSize);
-	c.mr = ibv_reg_mr(c.pd, c.buf, kBufSize,
-			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	if (dmabuf) {
+		// registered at its mapping's address: every address stays valid
+		if (const char *what = mrc_tool::vgem_buf_create(c.vgem, kBufSize))
+			die("%s: %s", what, strerror(errno));
+		c.buf = c.vgem.map;
+		memset(c.buf, 0, kBufSize);
+		c.mr = ibv_reg_dmabuf_mr(c.pd, 0, kBufSize,
+					 reinterpret_cast<uintptr_t>(c.buf), c.vgem.fd,
+					 access);
+	} else {
+		if (posix_memalign(reinterpret_cast<void **>(&c.buf), 4096, kBufSize))
+			die("out of memory");
+		memset(c.buf, 0, kBufSize);
+		c.mr = ibv_reg_mr(c.pd, c.buf, kBufSize, access);
+	}
 	if (!c.mr)
-		die("reg_mr: %s", strerror(errno));
+		die("reg_mr%s: %s", dmabuf ? " (dma-buf)" : "", strerror(errno));
 
 	ibv_qp_init_attr ia{};
 	ia.send_cq = c.cq;
@@ -658,15 +672,17 @@ int main(int argc, char **argv)
 {
 	const char *dev = nullptr, *peer = nullptr, *go = nullptr, *hold = nullptr;
 	int gidx = 1, port = 18777, opt;
+	bool dmabuf = false;
 	StreamOpts so;
 	Ctx c;
 
-	while ((opt = getopt(argc, argv, "d:g:p:w:t:m:eVT:G:H:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:w:t:m:eDVT:G:H:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'p': port = atoi(optarg); break;
 		case 'e': c.events = true; break;
+		case 'D': dmabuf = true; break;
 		case 'm': c.path_mtu = mtu_of(atoi(optarg)); break;
 		case 'w': so.wrs = static_cast<uint32_t>(atoi(optarg)); break;
 		case 't': so.secs = static_cast<uint32_t>(atoi(optarg)); break;
@@ -674,7 +690,7 @@ int main(int argc, char **argv)
 		case 'T': so.stop = optarg; break;
 		case 'G': go = optarg; break;
 		case 'H': hold = optarg; break;
-		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-V] [-T STOP_FILE] [-G GO_FILE] [-H HOLD_FILE] [-m PATH_MTU] [-e] [SERVER]", argv[0]);
+		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-V] [-T STOP_FILE] [-G GO_FILE] [-H HOLD_FILE] [-m PATH_MTU] [-e] [-D] [SERVER]", argv[0]);
 		}
 	}
 	if (!dev)
@@ -682,7 +698,7 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		peer = argv[optind];
 
-	open_dev(c, dev, gidx);
+	open_dev(c, dev, gidx, dmabuf);
 	wait_for_file(go);
 	int fd = peer ? tcp_connect(peer, port) : tcp_accept(port);
 	int one = 1;
@@ -709,7 +725,10 @@ int main(int argc, char **argv)
 		ibv_destroy_comp_channel(c.ch);
 	ibv_dealloc_pd(c.pd);
 	ibv_close_device(c.ctx);
-	free(c.buf);
+	if (dmabuf)
+		mrc_tool::vgem_buf_release(c.vgem);
+	else
+		free(c.buf);
 	printf("%s: %s\n", peer ? "client" : "server", failures ? "FAILED" : "all steps passed");
 	return failures ? 1 : 0;
 }
