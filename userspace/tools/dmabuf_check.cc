@@ -353,7 +353,7 @@ int main(int argc, char **argv)
 	e.lbuf = static_cast<uint8_t *>(aligned_alloc(kPage, kBufSize));
 	if (!e.pd || !e.lbuf)
 		die("pd or buffer");
-	e.lmr = ibv_reg_mr(e.pd, e.lbuf, kBufSize, IBV_ACCESS_LOCAL_WRITE);
+	e.lmr = ibv_reg_mr(e.pd, e.lbuf, kBufSize, static_cast<int>(IBV_ACCESS_LOCAL_WRITE));
 	if (!e.lmr)
 		die("reg_mr: %s", strerror(errno));
 	int before = dmabuf_count();
