@@ -4,7 +4,8 @@
 # A QP's entry, with what the driver adds, must fit in one netlink dump
 # message (iproute2 reads a page): nldev ends the dump at an entry that does
 # not, and that QP and every QP after it vanish from the listing. For npaths
-# 32 (MRC_MAX_PATHS), 8 and 1, two verified streams run between the guests,
+# 32 (MRC_MAX_PATHS; 8 of them in use when the peer sends no HELLO) and 1,
+# two verified streams run between the guests,
 # and in both guests both RC QPs must be listed, plain and with -dd, with the
 # summary (p<N>_state .. p<N>_ack_sport) of each of the first 8 paths, and
 # a's data acknowledged on the last of those; then both streams end with
@@ -115,7 +116,8 @@ case_guest_cleanup() {
 # ----------------------------------------------------------------- host side
 case_main "$@"
 # npaths, b's hello, the paths each connection ends up on
-for run in "32 1 32" "32 0 8" "8 1 8" "1 1 1"; do
+# (npaths 8 on both ends lists as "32 0 8" does: left out for CI's time)
+for run in "32 1 32" "32 0 8" "1 1 1"; do
 	read -r npaths hello paths <<<"$run"
 	rows=$((paths < 8 ? paths : 8))
 	opened=$((paths > 8 ? 2 : 0))
