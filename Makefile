@@ -34,11 +34,11 @@ all: deps-check modules userspace
 # needs. So make test runs KUnit and the whole bed on the default series
 # (6.1), and on every other pinned series (6.12) the module's build (W=1) and
 # a bed subset that crosses each piece of kernel glue once
-# (netdev events, namespaces, the provider's rings, RC/UD, rdma_cm, NVMe-oF,
-# the packages' DKMS build). test-long runs KUnit and every bed case there.
-# BED_CASES_<series> overrides a series' subset.
+# (netdev events, namespaces, the provider's rings, RC/UD, dma-bufs, rdma_cm,
+# NVMe-oF, the packages' DKMS build). test-long runs KUnit and every bed case
+# there. BED_CASES_<series> overrides a series' subset.
 BED_SMOKE     := 00-bed-sanity 10-link-add-show 14-port-follows-netdev 19-rmmod-with-devices \
-	20-hostile-datagram 20-netns-delete 31-ring-charge 40-rc-pingpong 45-verbs-check 46-ud \
+	20-hostile-datagram 20-netns-delete 31-ring-charge 45-verbs-check 46-ud 54-dmabuf \
 	60-rping-verify 65-nvmeof 90-packages
 KOTHER        := $(filter-out $(KDEFAULT),$(KSERIES))
 $(foreach s,$(KOTHER),$(eval BED_CASES_$(s) ?= $(BED_SMOKE:%=$(TOP)/selftests/cases/%.sh)))

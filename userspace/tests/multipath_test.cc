@@ -127,7 +127,7 @@ uint64_t pkts_on(const Sim &sim, uint32_t l)
 TEST(Multipath, OneConnectionFillsEveryLink)
 {
 	double sum = 0, sum_off = 0, worst = 1;
-	const int seeds = 8;
+	const int seeds = mrctest::seeds(8);
 
 	for (int seed = 1; seed <= seeds; seed++) {
 		Sim on(conn_cfg(), fabric(), stream(), seed);
@@ -161,7 +161,7 @@ TEST(Multipath, OneConnectionFillsEveryLink)
 // with the blackhole already does), and the least such window.
 void blackhole(bool data, bool acks, const char *what)
 {
-	const int seeds = 4;
+	const int seeds = mrctest::seeds(4);
 	double during_sum = 0, after_sum = 0;
 
 	for (int seed = 1; seed <= seeds; seed++) {
@@ -458,7 +458,7 @@ TEST(Multipath, SlowLinksJumboFrames)
 	const double rate = 0.00125;		// 10 Mbit/s
 	const uint64_t bucket = 10 * kMs;
 	double sum = 0, sum_off = 0, worst = 1;
-	const int seeds = 8;
+	const int seeds = mrctest::seeds(8);
 
 	for (int seed = 1; seed <= seeds; seed++) {
 		double g[2];
@@ -664,8 +664,7 @@ BedRun bed_cell_a(int seed, bool hint)
 // falls to 0.69.
 TEST(Multipath, BedCellA)
 {
-	// 10 s of four links per seed: one seed under the sanitizers
-	const int seeds = mrctest::prop_scale() < 1 ? 1 : 4;
+	const int seeds = mrctest::seeds(4);
 
 	for (bool hint : { true, false }) {
 		double sum = 0;

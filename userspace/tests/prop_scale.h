@@ -27,4 +27,11 @@ inline uint64_t scaled(uint64_t n)
 	return v ? v : 1;
 }
 
+// How many seeds a test that averages over @n runs: a quarter of them
+// (at least 1) under the sanitizers, which look for errors, not means.
+inline int seeds(int n)
+{
+	return prop_scale() < 1 ? (n + 3) / 4 : n;
+}
+
 }  // namespace mrctest
