@@ -82,4 +82,21 @@ template <typename F> bool wait_for(F f, int seconds = 20)
 	return false;
 }
 
+// The next completion of @cq; status -1 if none came.
+inline ibv_wc one_wc(ibv_cq *cq)
+{
+	ibv_wc wc = {};
+
+	if (!wait_for([&] { return ibv_poll_cq(cq, 1, &wc) > 0; }))
+		wc.status = static_cast<ibv_wc_status>(-1);
+	return wc;
+}
+
+// one_wc()'s status in words
+inline const char *wc_status(const ibv_wc &wc)
+{
+	return static_cast<int>(wc.status) < 0 ? "no completion" :
+	       ibv_wc_status_str(wc.status);
+}
+
 }  // namespace mrc_tool

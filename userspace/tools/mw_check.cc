@@ -125,21 +125,9 @@ void free_pair(Pair &p)
 	p = Pair();
 }
 
-// The next completion of @cq; status -1 if none came.
-ibv_wc one_wc(ibv_cq *cq)
-{
-	ibv_wc wc = {};
+using mrc_tool::one_wc;
 
-	if (!mrc_tool::wait_for([&] { return ibv_poll_cq(cq, 1, &wc) > 0; }))
-		wc.status = static_cast<ibv_wc_status>(-1);
-	return wc;
-}
-
-const char *status(const ibv_wc &wc)
-{
-	return static_cast<int>(wc.status) < 0 ? "no completion" :
-	       ibv_wc_status_str(wc.status);
-}
+const char *status(const ibv_wc &wc) { return mrc_tool::wc_status(wc); }
 
 int post(ibv_qp *qp, ibv_send_wr &wr)
 {
