@@ -216,24 +216,15 @@ struct Ticket {
 	uint64_t round, cookie, len;
 };
 
-// One RDS message that carries an RDMA operation on the peer's MR: a WRITE
-// of local into it (write), else a READ of it into local. RDS tells the
-// outcome with token round later (RDS_RDMA_NOTIFY_ME).
-void rdma_op(int fd, const sockaddr_in &to, const Ticket &t, uint8_t *local, bool write)
+// One message of @len bytes from @buf to @to carrying one SOL_RDS control
+// message of @type with @arg; what sendmsg() returned.
+template <typename T>
+ssize_t send_cmsg(int fd, const sockaddr_in &to, void *buf, size_t len, int type, const T &arg)
 {
-	rds_iovec lv{reinterpret_cast<uint64_t>(local), t.len};
-	rds_rdma_args a{};
-	alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(a))] = {};
-	uint8_t tag = write ? 'W' : 'R';
-	iovec iov{&tag, 1};
+	alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(arg))] = {};
+	iovec iov{buf, len};
 	msghdr m{};
 
-	a.cookie = t.cookie;
-	a.remote_vec = {0, t.len};
-	a.local_vec_addr = reinterpret_cast<uint64_t>(&lv);
-	a.nr_local = 1;
-	a.flags = RDS_RDMA_NOTIFY_ME | (write ? RDS_RDMA_READWRITE : 0);
-	a.user_token = t.round;
 	m.msg_name = const_cast<sockaddr_in *>(&to);
 	m.msg_namelen = sizeof(to);
 	m.msg_iov = &iov;
@@ -242,10 +233,28 @@ void rdma_op(int fd, const sockaddr_in &to, const Ticket &t, uint8_t *local, boo
 	m.msg_controllen = sizeof(ctl);
 	cmsghdr *c = CMSG_FIRSTHDR(&m);
 	c->cmsg_level = SOL_RDS;
-	c->cmsg_type = RDS_CMSG_RDMA_ARGS;
-	c->cmsg_len = CMSG_LEN(sizeof(a));
-	std::memcpy(CMSG_DATA(c), &a, sizeof(a));
-	if (sendmsg(fd, &m, 0) != 1)
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(sizeof(arg));
+	std::memcpy(CMSG_DATA(c), &arg, sizeof(arg));
+	return sendmsg(fd, &m, 0);
+}
+
+// One RDS message that carries an RDMA operation on the peer's MR: a WRITE
+// of local into it (write), else a READ of it into local. RDS tells the
+// outcome with token round later (RDS_RDMA_NOTIFY_ME).
+void rdma_op(int fd, const sockaddr_in &to, const Ticket &t, uint8_t *local, bool write)
+{
+	rds_iovec lv{reinterpret_cast<uint64_t>(local), t.len};
+	rds_rdma_args a{};
+	uint8_t tag = write ? 'W' : 'R';
+
+	a.cookie = t.cookie;
+	a.remote_vec = {0, t.len};
+	a.local_vec_addr = reinterpret_cast<uint64_t>(&lv);
+	a.nr_local = 1;
+	a.flags = RDS_RDMA_NOTIFY_ME | (write ? RDS_RDMA_READWRITE : 0);
+	a.user_token = t.round;
+	if (send_cmsg(fd, to, &tag, 1, RDS_CMSG_RDMA_ARGS, a) != 1)
 		die(write ? "sendmsg RDMA WRITE" : "sendmsg RDMA READ");
 }
 
@@ -302,24 +311,11 @@ void rdma_status(int fd, uint64_t round, std::vector<uint8_t> *held)
 void map_and_send(int fd, const sockaddr_in &to, Ticket *t, uint8_t *b)
 {
 	rds_get_mr_args g{};
-	alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(g))] = {};
-	iovec iov{t, sizeof(*t)};
-	msghdr m{};
 
 	g.vec = {reinterpret_cast<uint64_t>(b), t->len};
 	g.cookie_addr = reinterpret_cast<uint64_t>(&t->cookie);
-	m.msg_name = const_cast<sockaddr_in *>(&to);
-	m.msg_namelen = sizeof(to);
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = ctl;
-	m.msg_controllen = sizeof(ctl);
-	cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_RDS;
-	c->cmsg_type = RDS_CMSG_RDMA_MAP;
-	c->cmsg_len = CMSG_LEN(sizeof(g));
-	std::memcpy(CMSG_DATA(c), &g, sizeof(g));
-	if (sendmsg(fd, &m, 0) != static_cast<ssize_t>(sizeof(*t)))
+	if (send_cmsg(fd, to, t, sizeof(*t), RDS_CMSG_RDMA_MAP, g) !=
+	    static_cast<ssize_t>(sizeof(*t)))
 		die("sendmsg with RDS_CMSG_RDMA_MAP");
 }
 
