@@ -458,7 +458,9 @@ TEST(Multipath, SlowLinksJumboFrames)
 	const double rate = 0.00125;		// 10 Mbit/s
 	const uint64_t bucket = 10 * kMs;
 	double sum = 0, sum_off = 0, worst = 1;
-	const int seeds = mrctest::seeds(8);
+	// all 8 even under the sanitizers (1.5 s there): the mean of the
+	// first two is 0.85, seed 1 being one of the slow finders
+	const int seeds = 8;
 
 	for (int seed = 1; seed <= seeds; seed++) {
 		double g[2];
