@@ -494,13 +494,9 @@ int mrc_qp_init_check(const struct ib_qp_init_attr *init,
 {
 	const struct ib_qp_cap *cap = &init->cap;
 
-	/*
-	 * No UC: its packets would need a transport of their own (messages
-	 * dropped whole, no responses), and a UC QP that is created but never
-	 * carries anything hangs the application that chose it.
-	 */
 	switch (init->qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_UC:
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		break;
@@ -641,7 +637,8 @@ static int mrc_qp_init_user(struct mrc_qp *qp, struct ib_qp_init_attr *init,
 		       qp->max_inline);
 	int err;
 
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD)
+	if (!mrc_qp_type_connected(init->qp_type) &&
+	    init->qp_type != IB_QPT_UD)
 		return -EOPNOTSUPP;
 	if (udata->outlen < sizeof(resp))
 		return -EINVAL;
@@ -728,7 +725,7 @@ int mrc_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_send_sge = qp->sq.max_sge;
 	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq.max_sge;
 	attr->cap.max_inline_data = qp->max_inline;
-	if (ibqp->qp_type == IB_QPT_RC)
+	if (mrc_qp_type_connected(ibqp->qp_type))
 		mrc_av_to_attr(&a->av, &attr->ah_attr);
 	attr->pkey_index = a->pkey_index;
 	attr->port_num = a->port_num;

@@ -225,6 +225,14 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		return;
 	seg.sport = ntohs(udp_hdr(skb)->source);
 
+	/* [OPS-41] a UC responder executes no request that wants an answer */
+	if (qp->ibqp.qp_type == IB_QPT_UC &&
+	    (pkt->type == MRC_PKT_READ_REQ || pkt->type == MRC_PKT_ATOMIC)) {
+		mrc_rx_fail(xp, pkt, MRC_NAK_INVALID_REQ, IB_EVENT_QP_REQ_ERR,
+			    out);
+		return;
+	}
+
 	/* check the target first: a refused packet is not counted */
 	switch (pkt->type) {
 	case MRC_PKT_SEND:

@@ -633,10 +633,13 @@ static void mrc_tx_fail_msn(struct mrc_xp *xp, u32 msn,
  * The peer had no receive for message @msn. The core resends it (the
  * packet was not accepted, so it is lost to the core); each refusal
  * counts against rnr_retry, where 7 means "retry forever" (IBA 9.7.5.2.8).
+ * Verbs give a UC QP no rnr_retry: it waits as long as it takes
+ * ([OPS-42]), where a UC HCA would have lost the message.
  */
 static void mrc_tx_on_rnr(struct mrc_xp *xp, u32 msn)
 {
-	u8 limit = xp->qp->attr.rnr_retry;
+	u8 limit = xp->qp->ibqp.qp_type == IB_QPT_UC ? 7 :
+		   xp->qp->attr.rnr_retry;
 	struct mrc_xp_swqe *e;
 
 	if (limit >= 7)

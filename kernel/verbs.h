@@ -542,6 +542,15 @@ static inline enum ib_qp_state mrc_qp_state(const struct mrc_qp *qp)
 	return READ_ONCE(qp->state);
 }
 
+/*
+ * [OPS-40] RC and UC QPs are connected: one transport (xport.c) carries
+ * both, UC with fewer operations ([OPS-41]).
+ */
+static inline bool mrc_qp_type_connected(enum ib_qp_type type)
+{
+	return type == IB_QPT_RC || type == IB_QPT_UC;
+}
+
 int mrc_qp_init(struct mrc_qp *qp, struct ib_qp_init_attr *init);
 void mrc_qp_fini(struct mrc_qp *qp);
 int mrc_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -16,14 +16,16 @@ int mrc_wr_opcode_ok(enum ib_qp_type type, enum ib_wr_opcode opcode)
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 		return 0;
+	/* [OPS-41] UC: the one-way operations and the local ones */
 	case IB_WR_SEND_WITH_INV:
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
+		return mrc_qp_type_connected(type) ? 0 : -EINVAL;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IB_QPT_RC ? 0 : -EINVAL;
 	default:
 		return -EINVAL;
@@ -251,7 +253,7 @@ size_t mrc_user_recv_slot_size(u32 max_sge)
 static bool mrc_user_opcode_ok(enum ib_qp_type type, u32 opcode)
 {
 	if (opcode == IB_WR_BIND_MW)
-		return type == IB_QPT_RC;
+		return mrc_qp_type_connected(type);
 	if (mrc_wr_opcode_ok(type, opcode))
 		return false;
 	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||

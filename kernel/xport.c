@@ -230,7 +230,7 @@ static int mrc_xp_create(struct mrc_qp *qp)
 	struct mrc_net *n;
 	u32 want;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (!mrc_qp_type_connected(qp->ibqp.qp_type))
 		return 0;
 	/*
 	 * A connection sends on at most npaths paths, read here: rings for

@@ -205,11 +205,11 @@ void mrc_xp_count_paths(struct mrc_xp *xp, const struct mrc_xp_paths_was *was);
 
 /*
  * qp->xport is a different object for each QP type (ud.c keeps its own
- * there): only an RC QP's is a transport, whatever a packet claims.
+ * there): only a connected QP's is a transport, whatever a packet claims.
  */
 static inline struct mrc_xp *mrc_xp_of(struct mrc_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_RC ? qp->xport : NULL;
+	return mrc_qp_type_connected(qp->ibqp.qp_type) ? qp->xport : NULL;
 }
 
 extern const struct mrc_qp_hooks mrc_xp_hooks;

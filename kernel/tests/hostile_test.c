@@ -255,7 +255,7 @@ static void mrc_hostile_every_type_to_every_qp(struct kunit *test)
 		u32 qpn;
 		int data_why;	/* of every type but UD_SEND */
 		int ud_why;	/* of UD_SEND */
-	} to[8];
+	} to[10];
 	u32 n = 0, i, len, type, hl, w;
 	struct mrc_pkt p;
 
@@ -264,16 +264,14 @@ static void mrc_hostile_every_type_to_every_qp(struct kunit *test)
 	mrc_t_to_state(test, ud, IB_QPS_INIT);
 	mrc_t_to_state(test, ud, IB_QPS_RTR);
 	mrc_t_to_state(test, ud, IB_QPS_RTS);
-	/* no UC transport: a UC QP is refused, not created to carry nothing */
+	/* [OPS-40] a UC QP in RESET takes nothing, as an RC one */
 	uc_init = (struct ib_qp_init_attr){
 		.qp_type = IB_QPT_UC, .send_cq = b->cq, .recv_cq = b->cq,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	uc = ib_create_qp(b->pd, &uc_init);
-	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(uc), -EOPNOTSUPP);
-	if (!IS_ERR_OR_NULL(uc))
-		ib_destroy_qp(uc);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, uc);
 	rc_reset = mrc_t_qp(test, b, IB_QPT_RC);
 	rc_init = mrc_t_qp(test, b, IB_QPT_RC);
 	mrc_t_to_state(test, rc_init, IB_QPS_INIT);
@@ -294,6 +292,7 @@ static void mrc_hostile_every_type_to_every_qp(struct kunit *test)
 	}
 	to[n++] = (typeof(to[0])){ rc_reset->qp_num, MRC_T_QP_STATE,
 				   MRC_T_QP_TYPE };
+	to[n++] = (typeof(to[0])){ uc->qp_num, MRC_T_QP_STATE, MRC_T_QP_TYPE };
 	to[n++] = (typeof(to[0])){ rc_init->qp_num, MRC_T_QP_STATE,
 				   MRC_T_QP_TYPE };
 	to[n++] = (typeof(to[0])){ rc_err->qp_num, MRC_T_QP_STATE,
@@ -365,6 +364,7 @@ static void mrc_hostile_every_type_to_every_qp(struct kunit *test)
 	ib_destroy_qp(rc_err);
 	ib_destroy_qp(rc_init);
 	ib_destroy_qp(rc_reset);
+	ib_destroy_qp(uc);
 	ib_destroy_qp(ud);
 	mrc_t_write(test, t, 4096);
 }

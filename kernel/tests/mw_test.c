@@ -367,6 +367,9 @@ static void mrc_mw_user_slots(struct kunit *test)
 			(u32)(IB_ACCESS_REMOTE_WRITE | IB_ZERO_BASED));
 	KUNIT_EXPECT_EQ(test, wqe->num_sge, 0u);
 
+	/* [OPS-41] a UC QP binds type 2 windows as RC does */
+	KUNIT_EXPECT_EQ(test, mrc_send_wqe_from_user(IB_QPT_UC, wqe, u, 2, 0), 0);
+	KUNIT_EXPECT_EQ(test, wqe->opcode, (u32)IB_WR_BIND_MW);
 	KUNIT_EXPECT_EQ(test, mrc_send_wqe_from_user(IB_QPT_UD, wqe, u, 2, 0),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, wqe->opcode, (u32)MRC_WR_INVALID);

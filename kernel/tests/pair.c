@@ -291,10 +291,17 @@ static void mrc_t_end_down(struct mrc_t_end *e)
 		ib_unregister_device(&e->dev->ibdev);
 }
 
-/* RESET -> INIT -> RTR -> RTS towards the other end. */
+/*
+ * RESET -> INIT -> RTR -> RTS towards the other end; a UC QP without the
+ * attributes verbs do not give UC (responder resources, RNR and retry).
+ */
 int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
 		  u32 my_psn, u32 peer_psn)
 {
+	bool rc = me->qp->qp_type == IB_QPT_RC;
+	int rtr_rc = rc ? IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER : 0;
+	int rts_rc = rc ? IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			  IB_QP_MAX_QP_RD_ATOMIC : 0;
 	union ib_gid dgid = peer->gid->gid;
 	struct ib_qp_attr a = { };
 	int err, tries;
@@ -328,8 +335,7 @@ int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
 
 		err = ib_modify_qp(me->qp, &a, IB_QP_STATE | IB_QP_AV |
 				   IB_QP_PATH_MTU | IB_QP_DEST_QPN |
-				   IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
-				   IB_QP_MIN_RNR_TIMER);
+				   IB_QP_RQ_PSN | rtr_rc);
 		if (err != -ENODATA)
 			break;
 		msleep(100);
@@ -352,9 +358,7 @@ int mrc_t_connect(struct mrc_t_end *me, struct mrc_t_end *peer,
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
-	return ib_modify_qp(me->qp, &a, IB_QP_STATE | IB_QP_SQ_PSN |
-			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
-			    IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+	return ib_modify_qp(me->qp, &a, IB_QP_STATE | IB_QP_SQ_PSN | rts_rc);
 }
 
 int mrc_t_pair_init(struct kunit *test)

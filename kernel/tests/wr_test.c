@@ -24,6 +24,8 @@ static const struct {
 	u32 ok;
 } mrc_t_op_table[] = {
 	{ IB_QPT_RC, 0x3ff },
+	/* [OPS-41] all but READ and the atomics */
+	{ IB_QPT_UC, 0x3ff & ~(BIT(5) | BIT(6) | BIT(7)) },
 	{ IB_QPT_UD, 0x01 | 0x02 },
 	{ IB_QPT_GSI, 0x01 | 0x02 },
 };

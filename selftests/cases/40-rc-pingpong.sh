@@ -3,7 +3,8 @@
 # GID index 1), every received buffer checked by the tool (-c): message
 # sizes 1 B to 1 MiB (one 1 MiB message is 1024 packets, spread over the
 # connection's paths), busy polling and with completion events (-e). Both
-# ends must exit 0 and print their iteration count.
+# ends must exit 0 and print their iteration count. The same with
+# ibv_uc_pingpong: UC QPs over the same transport ([OPS-40]).
 set -euo pipefail
 # shellcheck source=lib/link.bash
 . "$(dirname "$0")/lib/link.bash"
@@ -33,4 +34,7 @@ pp_run -s 65536 -n 10
 pp_run -s 1048576 -n 3
 pp_run -e -s 1 -n 50
 pp_run -e -s 65536 -n 10
+pp_run_uc -s 1 -n 50
+pp_run_uc -s 1048576 -n 3
+pp_run_uc -e -s 65536 -n 10
 echo "ok: 40-rc-pingpong"

@@ -4,10 +4,12 @@
 # pair in the same namespace, talk to each other (the veth only carries
 # ib_core's ARP for the peer's MAC; accept_local lets an address of the
 # host answer it). Over the IPv4 and the IPv6 GID:
-#  - ibv_rc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong, every received
-#    buffer checked by the tool (-c), busy polling and with events (-e);
+#  - ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong,
+#    every received buffer checked by the tool (-c), busy polling and with
+#    events (-e);
 #  - perftest: ib_write_bw -q 4, bidirectional (-b) ib_write_bw and
-#    ib_send_bw, ib_read_bw -q 4 (result lines of both ends);
+#    ib_send_bw, ib_read_bw -q 4, and over UC QPs (-c UC) ib_send_bw and
+#    bidirectional ib_write_bw (result lines of both ends);
 #  - rping through rdma_cm, the client validating every ping (-V) and the
 #    host checking each printed one against rping's pattern, on one device
 #    and, over IPv4, from mrcv0 (-I) to mrcv1 (over IPv6 rdma_cm refuses
@@ -59,7 +61,7 @@ lo_up() {
 }
 
 case_guest_cleanup() {
-	cm_kill rping ibv_rc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
+	cm_kill rping ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
 		ib_write_bw ib_send_bw ib_read_bw mrc_verbs_check
 	ip link del vl0 2>/dev/null || true
 	for i in all vl0 vl1; do
@@ -167,6 +169,9 @@ g a pp rc mrc0 10.0.0.1 mrc0 10.0.0.1 -e -s 4096 -n 20
 g a pp rc mrc0 fd00::1 mrc0 fd00::1 -s 65536 -n 10
 g a pp rc mrcv0 10.9.0.1 mrcv1 10.9.0.2 -s 65536 -n 10
 g a pp rc mrcv0 fd09::1 mrcv1 fd09::2 -e -s 4096 -n 20
+g a pp uc mrc0 10.0.0.1 mrc0 10.0.0.1 -s 65536 -n 10
+g a pp uc mrc0 fd00::1 mrc0 fd00::1 -e -s 4096 -n 20
+g a pp uc mrcv0 10.9.0.1 mrcv1 10.9.0.2 -s 1 -n 50
 g a pp ud mrc0 10.0.0.1 mrc0 10.0.0.1 -s 1024 -n 50
 g a pp ud mrc0 fd00::1 mrc0 fd00::1 -e -s 512 -n 20
 g a pp ud mrcv0 10.9.0.1 mrcv1 10.9.0.2 -s 1024 -n 50
@@ -179,6 +184,8 @@ g a pt ib_write_bw mrc0 mrc0 10.0.0.1 65536 100 -q 4
 g a pt ib_write_bw mrc0 mrc0 10.0.0.1 65536 100 -b
 g a pt ib_send_bw mrcv0 mrcv1 10.9.0.1 65536 100 -b
 g a pt ib_read_bw mrcv1 mrcv0 10.9.0.2 16384 50 -q 4 -o 4
+g a pt ib_send_bw mrc0 mrc0 10.0.0.1 65536 100 -c UC
+g a pt ib_write_bw mrcv0 mrcv1 10.9.0.1 65536 100 -c UC -b
 
 # check SIZE COUNT < client output: COUNT pings, each exactly rping's pattern
 check() {

@@ -15,9 +15,10 @@
 # The device's attributes are honest: vendor and part ID, firmware version
 # (the uAPI's), max_msg_sz 2 GiB (a SEND one byte longer fails at post),
 # CM and IP-based GIDs in the port capabilities, memory windows (max_mw
-# 65536 of them allocate, one more fails with ENOMEM), no UC
-# QPs (create_qp refuses them with EOPNOTSUPP); and
-# each advertised limit (max_cqe, max_qp_wr, max_sge, max_srq_wr,
+# 65536 of them allocate, one more fails with ENOMEM); two UC QPs
+# connected to each other refuse RDMA READ and FETCH_ADD at post time
+# (EINVAL, bad_wr) and carry a SEND and a WRITE with immediate, every
+# byte compared ([OPS-41], [OPS-42]); and each advertised limit (max_cqe, max_qp_wr, max_sge, max_srq_wr,
 # max_srq_sge, max_qp_rd_atom, max_qp_init_rd_atom) works at the limit and
 # fails one past it.
 # Over the IPv4 and IPv6 GID.
@@ -28,5 +29,5 @@ set -euo pipefail
 TOOL=$TOP/build/userspace/tools/mrc_verbs_contract
 
 case_main "$@"
-loop_tool_case "$TOOL" 31 60
+loop_tool_case "$TOOL" 33 60
 echo "ok: 44-verbs-contract"

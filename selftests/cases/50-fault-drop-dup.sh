@@ -2,7 +2,8 @@
 # The module's fault injection (kernel/fault.c) under a verified transfer:
 # guest b drops 5% and duplicates 1% of what it receives (seeded), and
 # ibv_rc_pingpong -c (every received buffer checked) still completes at
-# 4 KiB, 64 KiB and 1 MiB. The debugfs counters show the injected drops
+# 4 KiB, 64 KiB and 1 MiB, and ibv_uc_pingpong -c at 64 KiB: a UC message
+# is repaired, not lost ([OPS-42]). The debugfs counters show the injected drops
 # and duplicates, and guest a's transport counters show retransmissions.
 # Both ends sent ACK bundles ([ENC-9]): a message's segments cross four
 # paths, and the ACKs its end asks for leave as one datagram; the lossy
@@ -90,6 +91,7 @@ g b fault_on
 pp_run -s 4096 -n 50
 pp_run -s 65536 -n 10
 pp_run -s 1048576 -n 3
+pp_run_uc -s 65536 -n 10
 g b fault_check
 g a retransmits
 g a bundles

@@ -566,6 +566,12 @@ static void mrc_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |        \
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV |  \
 	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
+/* UC: the one-way operations and the local ones ([OPS-41]) */
+#define MRC_UC_SEND_OPS                                                        \
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |      \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                  \
+	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW |               \
+	 IBV_QP_EX_WITH_LOCAL_INV)
 #define MRC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
 void mrc_qp_set_wr_ops(struct mrc_qp *qp, uint64_t ops)
@@ -659,11 +665,13 @@ static struct ibv_qp *mrc_qp_created(struct mrc_qp *qp, int cmd_fd,
 	return &qp->vqp.qp;
 }
 
-/* UD needs AH numbers: a kernel of ABI 2 or later. */
-/* RC and UD: the module has no UC transport (it refuses UC QPs too) */
+/*
+ * RC, UC and UD; UD needs AH numbers: a kernel of ABI 2 or later. A
+ * module older than UC refuses a UC QP itself (EOPNOTSUPP).
+ */
 static int mrc_qp_type_ok(struct ibv_context *ibctx, enum ibv_qp_type type)
 {
-	if (type != IBV_QPT_RC && type != IBV_QPT_UD) {
+	if (type != IBV_QPT_RC && type != IBV_QPT_UC && type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
 		return 0;
 	}
@@ -724,6 +732,7 @@ struct ibv_qp *mrc_create_qp_ex(struct ibv_context *ibctx,
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		uint64_t ok = attr->qp_type == IBV_QPT_RC ? MRC_RC_SEND_OPS :
+			      attr->qp_type == IBV_QPT_UC ? MRC_UC_SEND_OPS :
 			      attr->qp_type == IBV_QPT_UD ? MRC_UD_SEND_OPS : 0;
 
 		ops = attr->send_ops_flags;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// Two RC QPs of one device connected to each other (loopback, [ENC-17]):
+// Two RC (or UC) QPs of one device connected to each other (loopback, [ENC-17]):
 // the state moves the single-device verbs tools share, and waiting for a
 // condition with a deadline instead of sleeping.
 #pragma once
@@ -22,10 +22,13 @@ inline int qp_try_init(ibv_qp *qp, unsigned int access)
 				     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 }
 
-// RTR towards @dqpn of this device, through GID @gidx (@gid its value).
+// RTR towards @dqpn of this device, through GID @gidx (@gid its value);
+// a UC QP without what verbs give RC only (responder resources, RNR).
 inline int qp_try_rtr(ibv_qp *qp, const ibv_gid &gid, int gidx, uint32_t dqpn,
 		      uint8_t rd_atomic)
 {
+	int rc_only = qp->qp_type == IBV_QPT_UC ? 0 :
+		      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	ibv_qp_attr a = {};
 
 	a.qp_state = IBV_QPS_RTR;
@@ -40,13 +43,15 @@ inline int qp_try_rtr(ibv_qp *qp, const ibv_gid &gid, int gidx, uint32_t dqpn,
 	a.ah_attr.grh.sgid_index = static_cast<uint8_t>(gidx);
 	a.ah_attr.grh.hop_limit = 64;
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				    IBV_QP_MAX_DEST_RD_ATOMIC |
-				    IBV_QP_MIN_RNR_TIMER);
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | rc_only);
 }
 
+// ... and RTS (UC: no retry or timeout attributes).
 inline int qp_try_rts(ibv_qp *qp, uint8_t rd_atomic)
 {
+	int rc_only = qp->qp_type == IBV_QPT_UC ? 0 :
+		      IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+		      IBV_QP_MAX_QP_RD_ATOMIC;
 	ibv_qp_attr a = {};
 
 	a.qp_state = IBV_QPS_RTS;
@@ -54,9 +59,7 @@ inline int qp_try_rts(ibv_qp *qp, uint8_t rd_atomic)
 	a.retry_cnt = a.rnr_retry = 7;	// RNR: 7 retries without end
 	a.sq_psn = 1000;
 	a.max_rd_atomic = rd_atomic;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | rc_only);
 }
 
 // @a and @b (fresh, in RESET) to RTS, each the other's peer; 0 or errno.

@@ -32,7 +32,10 @@
 //                     port capabilities (CM, IP-based GIDs), max_mw 65536
 //                     and the memory window capabilities (type 1 and 2B)
 //   limit-mw          max_mw windows allocated, one more fails with ENOMEM
-//   qp-uc             ibv_create_qp of a UC QP: EOPNOTSUPP (no UC transport)
+//   uc-read, uc-atomic   on two connected UC QPs of the device ([OPS-41]):
+//                     RDMA READ and FETCH_ADD fail at post (EINVAL, bad_wr)
+//   uc-data           a SEND and a WRITE with immediate between them land
+//                     whole, every byte compared, the receives in order
 //   limit-*           max_cqe, max_qp_wr (send, receive), max_sge (send,
 //                     receive), max_srq_wr, max_srq_sge, max_qp_rd_atom,
 //                     max_qp_init_rd_atom: at the limit works, one past fails
@@ -562,19 +565,6 @@ void limit_steps(Env &e)
 		{ "limit-send-sge", &ibv_qp_cap::max_send_sge, d.max_sge },
 		{ "limit-recv-sge", &ibv_qp_cap::max_recv_sge, d.max_sge },
 	};
-	// no UC transport: refused, not created to carry nothing
-	ibv_qp_init_attr uc = {};
-	uc.send_cq = cq;
-	uc.recv_cq = cq;
-	uc.qp_type = IBV_QPT_UC;
-	uc.cap = { 1, 1, 1, 1, 0 };
-	errno = 0;
-	ibv_qp *ucq = ibv_create_qp(e.pd, &uc);
-	report(!ucq && errno == EOPNOTSUPP, "qp-uc", "create_qp(UC): %s",
-	       ucq ? "CREATED" : strerror(errno));
-	if (ucq)
-		ibv_destroy_qp(ucq);
-
 	for (const Try &t : tries) {
 		ibv_qp *qp[2] = {};
 		for (int past = 0; past < 2; past++) {
@@ -630,6 +620,112 @@ void limit_steps(Env &e)
 }
 
 // max_msg_sz + 1 bytes in one SEND (SGEs may overlap): refused at post.
+// [OPS-41] READ and FETCH_ADD on UC QP @qp: EINVAL and bad_wr at post.
+void uc_refused(const char *step, ibv_qp *qp, ibv_wr_opcode op, ibv_sge *sge)
+{
+	ibv_send_wr wr = {}, *bad = nullptr;
+
+	wr.wr_id = 0xbad;
+	wr.opcode = op;
+	wr.sg_list = sge;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = sge->addr;	// 8-aligned, as atomics want
+	wr.wr.rdma.rkey = 1;
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = sge->addr;
+		wr.wr.atomic.rkey = 1;
+	}
+	int err = ibv_post_send(qp, &wr, &bad);
+	check_refused(step, err && bad != &wr ? -1 : err);
+}
+
+// [OPS-40]..[OPS-42] two UC QPs of the device, connected to each other.
+void uc_steps(Env &e)
+{
+	constexpr uint32_t kLen = 3000, kDst = 8192, kSize = 16384;
+	auto *m = static_cast<uint8_t *>(aligned_alloc(4096, kSize));
+	ibv_cq *cq = ibv_create_cq(e.ctx, 8, nullptr, nullptr, 0);
+	ibv_qp_init_attr ia = {};
+	ibv_qp *q[2] = {};
+
+	if (!m || !cq)
+		die("uc: buffer or cq");
+	memset(m, 0, kSize);
+	for (uint32_t i = 0; i < 2 * kLen; i++)
+		m[i] = static_cast<uint8_t>(i * 7 + 1);
+	ibv_mr *mr = ibv_reg_mr(e.pd, m, kSize, IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE);
+	ia.send_cq = ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_UC;
+	ia.cap = { 4, 4, 1, 1, 0 };
+	for (ibv_qp *&qp : q)
+		qp = ibv_create_qp(e.pd, &ia);
+	if (!mr || !q[0] || !q[1])
+		die("uc: mr or UC QP: %s", strerror(errno));
+	if (mrc_tool::qp_connect_pair(q[0], q[1], e.gid, e.gidx,
+				      IBV_ACCESS_REMOTE_WRITE, 0))
+		die("uc: connect: %s", strerror(errno));
+
+	ibv_sge sge = { reinterpret_cast<uintptr_t>(m), 8, mr->lkey };
+	uc_refused("uc-read", q[0], IBV_WR_RDMA_READ, &sge);
+	uc_refused("uc-atomic", q[0], IBV_WR_ATOMIC_FETCH_AND_ADD, &sge);
+
+	// a receive for the SEND, one (without a buffer) for the immediate
+	ibv_sge rs = { reinterpret_cast<uintptr_t>(m) + kDst, kLen, mr->lkey };
+	ibv_recv_wr r[2] = {}, *rbad;
+	r[0].wr_id = 1;
+	r[0].sg_list = &rs;
+	r[0].num_sge = 1;
+	r[0].next = &r[1];
+	r[1].wr_id = 2;
+	ibv_sge ss[2] = {
+		{ reinterpret_cast<uintptr_t>(m), kLen, mr->lkey },
+		{ reinterpret_cast<uintptr_t>(m) + kLen, kLen, mr->lkey },
+	};
+	ibv_send_wr s[2] = {}, *sbad;
+	s[0].wr_id = 3;
+	s[0].opcode = IBV_WR_SEND;
+	s[0].sg_list = &ss[0];
+	s[0].num_sge = 1;
+	s[0].send_flags = IBV_SEND_SIGNALED;
+	s[0].next = &s[1];
+	s[1] = s[0];
+	s[1].wr_id = 4;
+	s[1].opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	s[1].sg_list = &ss[1];
+	s[1].next = nullptr;
+	s[1].imm_data = htobe32(kImm);
+	s[1].wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(m) + kDst + kLen;
+	s[1].wr.rdma.rkey = mr->rkey;
+	bool ok = !ibv_post_recv(q[1], r, &rbad) && !ibv_post_send(q[0], s, &sbad);
+	ibv_wc wc[4];
+	uint32_t seen = 0;
+	for (int i = 0; ok && i < 4; i++) {
+		wc[i] = mrc_tool::one_wc(cq);
+		ok = wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id >= 1 &&
+		     wc[i].wr_id <= 4;
+		if (ok)
+			seen |= 1u << wc[i].wr_id;
+		// receives in order; the WRITE's carries the immediate
+		if (ok && wc[i].wr_id == 2)
+			ok = (seen & 2) && wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+			     be32toh(wc[i].imm_data) == kImm &&
+			     wc[i].byte_len == kLen;
+		if (ok && wc[i].wr_id == 1)
+			ok = wc[i].opcode == IBV_WC_RECV && wc[i].byte_len == kLen;
+	}
+	report(ok && seen == 0x1e && !memcmp(m, m + kDst, 2 * kLen) &&
+	       !m[kDst + 2 * kLen], "uc-data",
+	       "SEND and WRITE_WITH_IMM of %u bytes: completions 0x%x, data %s",
+	       kLen, seen, memcmp(m, m + kDst, 2 * kLen) ? "differs" : "equal");
+	ibv_destroy_qp(q[0]);
+	ibv_destroy_qp(q[1]);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	free(m);
+}
+
 void msg_size_step(Env &e)
 {
 	ibv_sge sge[kSges];
@@ -709,6 +805,7 @@ int main(int argc, char **argv)
 		resize_step(e);
 	srq_resize_step(e);
 	rereg_steps(e);
+	uc_steps(e);
 	limit_steps(e);
 
 	ibv_destroy_qp(e.a);

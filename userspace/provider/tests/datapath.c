@@ -102,6 +102,17 @@ static void test_send_build(void)
 	      "read with INLINE");
 	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UD, &wr) == EINVAL,
 	      "read on UD");
+	/* [OPS-41] UC: no READ, no atomics; WRITE and SEND_WITH_INV are */
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UC, &wr) == EINVAL,
+	      "read on UC");
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	CHECK(!mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UC, &wr) &&
+	      w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM, "write_imm on UC");
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	CHECK(!mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UC, &wr),
+	      "send_inv on UC");
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UD, &wr) == EINVAL,
+	      "send_inv on UD");
 
 	/* atomics: one 8-byte SGE, aligned remote address */
 	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
@@ -113,6 +124,8 @@ static void test_send_build(void)
 	err = mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr);
 	CHECK(!err && w->wr.atomic.compare_add == 5 && w->wr.atomic.rkey == 3,
 	      "fetch_add");
+	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_UC, &wr) == EINVAL,
+	      "fetch_add on UC");
 	wr.wr.atomic.remote_addr = 0x1004;
 	CHECK(mrc_send_wqe_build(slot, SLOT, 12, 128, IBV_QPT_RC, &wr) == EINVAL,
 	      "misaligned atomic");

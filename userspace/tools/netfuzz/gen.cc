@@ -170,7 +170,9 @@ Fate Generator::judge(const Part &p, bool right_source) const
 		if (t.qpn != k.dst_qpn || t.role == Role::Near)
 			continue;
 		// a QP may be gone by now: dropped, but why is its state's
-		if (t.role == Role::Uc)	// [SEC-10] no UC transport yet
+		// [SEC-10] a UC connection as RC's, but no cookie of its
+		// is known here: nothing can match one
+		if (t.role == Role::Uc)
 			return Fate::Dropped;
 		if (t.role == Role::Ud)
 			return !ud || k.ud.qkey != t.qkey ? Fate::Dropped : Fate::May;

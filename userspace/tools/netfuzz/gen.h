@@ -24,7 +24,7 @@ enum class Role : uint8_t {
 	Gsi,	// QP 1
 	Rc,	// a live connected QP
 	Ud,	// a live datagram QP
-	Uc,	// a live UC QP
+	Uc,	// a live UC QP, its cookies not given (use --rc to give them)
 	Dead,	// destroyed: it may linger ([REL-21]) or be gone
 	Near,	// any number of a range: live, lingering, gone or not yet used
 	Random,	// a number far from any in use (kUnusedQpn and up)
