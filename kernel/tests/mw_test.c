@@ -390,6 +390,16 @@ static void mrc_mw_user_slots(struct kunit *test)
 	u->opcode = IB_WR_REG_MR;
 	KUNIT_EXPECT_EQ(test, mrc_send_wqe_from_user(IB_QPT_RC, wqe, u, 2, 0),
 			-EINVAL);
+	/* [OPS-41] a UC ring's READ or atomic completes in error */
+	u->opcode = IB_WR_LOCAL_INV;
+	KUNIT_EXPECT_EQ(test, mrc_send_wqe_from_user(IB_QPT_UC, wqe, u, 2, 0), 0);
+	u->opcode = IB_WR_RDMA_READ;
+	KUNIT_EXPECT_EQ(test, mrc_send_wqe_from_user(IB_QPT_UC, wqe, u, 2, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, wqe->opcode, (u32)MRC_WR_INVALID);
+	u->opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+	KUNIT_EXPECT_EQ(test, mrc_send_wqe_from_user(IB_QPT_UC, wqe, u, 2, 0),
+			-EINVAL);
 }
 
 static struct kunit_case mrc_mw_cases[] = {
