@@ -9,7 +9,9 @@
  * SEND_WITH_INV frees them, and only the QP they were bound through may
  * use their rkey (by number: a window bound through a QP that is gone
  * answers no other, as QP numbers come round again only after 2^24).
- * Zero-based windows are not offered.
+ * A type 2 window may be zero-based (IB_ZERO_BASED): its remote
+ * addresses count from the window's start; a type 1 window may not (as
+ * on HCAs, whose ibv_bind_mw() refuses the flag).
  */
 
 #include <linux/random.h>
@@ -62,6 +64,7 @@ static void mrc_mw_unbind_locked(struct mrc_mw *mw)
 	mw->access = 0;
 	mw->addr = 0;
 	mw->length = 0;
+	mw->zero_based = false;
 }
 
 int mrc_dealloc_mw(struct ib_mw *ibmw)
@@ -89,8 +92,9 @@ int mrc_mw_bind_check(const struct mrc_mw *mw, const struct mrc_mr *mr,
 	/* C10-72 for both types: window, QP and MR share one PD */
 	if (mw->ibmw.pd != qp_pd)
 		return -EINVAL;
-	/* no zero-based windows, no rights a window cannot carry */
-	if (b->access & ~MRC_MW_ACCESS)
+	/* no rights a window cannot carry; zero-based for type 2 only */
+	if (b->access & ~(MRC_MW_ACCESS | IB_ZERO_BASED) ||
+	    ((b->access & IB_ZERO_BASED) && !type2))
 		return -EINVAL;
 	/* o10-37.2.30, o10-37.2.40: a type 2 window binds from free only */
 	if (type2 && (mw->mr || !b->length))
@@ -122,7 +126,8 @@ int mrc_mw_access_check(const struct mrc_mw *mw, const struct ib_pd *pd,
 		return -EINVAL;
 	if (!mrc_access_allows(mw->access, need))
 		return -EACCES;
-	if (!mrc_range_within(mw->addr, mw->length, va, len))
+	if (!mrc_range_within(mw->zero_based ? 0 : mw->addr, mw->length, va,
+			      len))
 		return -ERANGE;
 	return 0;
 }
@@ -169,7 +174,9 @@ int mrc_mw_bind(struct xarray *keys, const struct ib_pd *pd, u32 qpn,
 			if (b->length) {
 				atomic_inc(&mr->mw_bound);
 				mw->mr = mr;
-				mw->access = b->access & ~IB_ACCESS_LOCAL_WRITE;
+				mw->access = b->access & ~(IB_ACCESS_LOCAL_WRITE |
+							   IB_ZERO_BASED);
+				mw->zero_based = b->access & IB_ZERO_BASED;
 				mw->addr = b->addr;
 				mw->length = b->length;
 				mw->qpn = qpn;
@@ -209,7 +216,7 @@ int mrc_key_invalidate(struct xarray *keys, const struct ib_pd *pd, u32 qpn,
 }
 
 struct mrc_mr *mrc_mw_resolve(struct xarray *keys, const struct ib_pd *pd,
-			      u32 qpn, u32 rkey, u64 va, u64 len, int need,
+			      u32 qpn, u32 rkey, u64 *va, u64 len, int need,
 			      int *err)
 {
 	struct mrc_mr *mr = NULL;
@@ -220,7 +227,7 @@ struct mrc_mr *mrc_mw_resolve(struct xarray *keys, const struct ib_pd *pd,
 	xa_lock_irqsave(keys, flags);
 	mw = mrc_mw_find_locked(keys, rkey);
 	if (mw)
-		*err = mrc_mw_access_check(mw, pd, qpn, rkey, va, len, need);
+		*err = mrc_mw_access_check(mw, pd, qpn, rkey, *va, len, need);
 	/* a bound MR cannot be deregistered: it is valid, its ref > 0 */
 	if (mw && !*err) {
 		mr = mw->mr;
@@ -228,19 +235,22 @@ struct mrc_mr *mrc_mw_resolve(struct xarray *keys, const struct ib_pd *pd,
 		    !refcount_inc_not_zero(&mr->ref)) {
 			mr = NULL;
 			*err = -EINVAL;
+		} else if (mw->zero_based) {
+			/* within [0, length): no sum past the MR's end */
+			*va += mw->addr;
 		}
 	}
 	xa_unlock_irqrestore(keys, flags);
 	return mr;
 }
 
-struct mrc_mr *mrc_rkey_get(const struct ib_pd *pd, u32 qpn, u32 rkey, u64 va,
+struct mrc_mr *mrc_rkey_get(const struct ib_pd *pd, u32 qpn, u32 rkey, u64 *va,
 			    u64 len, int need, int *err)
 {
 	struct xarray *keys = &mrc_dev_tables(pd->device)->mrs;
 
 	/* MRs keep their lock-free lookup; only windows take the lock */
 	if (!mrc_key_is_mw(keys, rkey))
-		return mrc_mr_get_checked(pd, rkey, va, len, need, err);
+		return mrc_mr_get_checked(pd, rkey, *va, len, need, err);
 	return mrc_mw_resolve(keys, pd, qpn, rkey, va, len, need, err);
 }

@@ -29,6 +29,11 @@ struct mrc_mw {
 	int access;		/* IB_ACCESS_REMOTE_* of the binding */
 	u64 addr;		/* bound range, in the MR's address space */
 	u64 length;
+	/*
+	 * IB_ZERO_BASED (type 2 only): remote addresses are offsets into
+	 * the window, [0, length), and addr is where offset 0 lies.
+	 */
+	bool zero_based;
 	struct mrc_mr *mr;	/* NULL: unbound (type 2: free) */
 	u32 qpn;		/* type 2: the QP it was bound through */
 };
@@ -47,7 +52,8 @@ int mrc_dealloc_mw(struct ib_mw *ibmw);
  * @mw to @mr (NULL: no MR of that lkey) from a QP of @qp_pd; 0 or
  * -EINVAL (keys, state, PD, flags), -EACCES (rights), -ERANGE (range).
  * mrc_mw_access_check(): whether a remote access (@need) of [va, va +
- * len) with @rkey through QP @qpn of @pd may use @mw.
+ * len) with @rkey through QP @qpn of @pd may use @mw; @va is the remote
+ * address, an offset for a zero-based window.
  */
 int mrc_mw_bind_check(const struct mrc_mw *mw, const struct mrc_mr *mr,
 		      const struct ib_pd *qp_pd, const struct mrc_bind_wr *b);
@@ -65,7 +71,8 @@ struct mrc_mw *mrc_mw_find_locked(struct xarray *keys, u32 key);
  *	a received SEND_WITH_INV (@remote true: a type 2 window only from
  *	the QP it is bound to); a window or a fast-reg MR.
  * mrc_mw_resolve: a remote access through a window; the MR with a
- *	reference, or NULL and *err. Only for keys that name a window
+ *	reference and *@va (the remote address) turned into the MR's
+ *	address, or NULL and *err. Only for keys that name a window
  *	(mrc_key_is_mw()); mrc_rkey_get() picks MR or window.
  */
 int mrc_mw_bind(struct xarray *keys, const struct ib_pd *pd, u32 qpn,
@@ -74,9 +81,9 @@ int mrc_key_invalidate(struct xarray *keys, const struct ib_pd *pd, u32 qpn,
 		       u32 key, bool remote);
 bool mrc_key_is_mw(struct xarray *keys, u32 key);
 struct mrc_mr *mrc_mw_resolve(struct xarray *keys, const struct ib_pd *pd,
-			      u32 qpn, u32 rkey, u64 va, u64 len, int need,
+			      u32 qpn, u32 rkey, u64 *va, u64 len, int need,
 			      int *err);
-struct mrc_mr *mrc_rkey_get(const struct ib_pd *pd, u32 qpn, u32 rkey, u64 va,
+struct mrc_mr *mrc_rkey_get(const struct ib_pd *pd, u32 qpn, u32 rkey, u64 *va,
 			    u64 len, int need, int *err);
 
 #endif /* _MRC_MW_H */

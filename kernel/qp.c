@@ -446,7 +446,7 @@ int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 	return 0;
 }
 
-struct mrc_mr *mrc_qp_remote_mr(struct mrc_qp *qp, u32 rkey, u64 va, u64 len,
+struct mrc_mr *mrc_qp_remote_mr(struct mrc_qp *qp, u32 rkey, u64 *va, u64 len,
 				int need, int *err)
 {
 	/* set by modify_qp; a racing change applies from the next packet */

@@ -217,6 +217,7 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	enum mrc_rx_verdict v;
 	struct mrc_xp_rmsg *m;
 	struct mrc_rx_seg seg;
+	u64 mr_va = 0;		/* the target's address in its MR */
 	u32 rsn = 0;
 	bool rnr = false;
 	int err = 0;
@@ -250,27 +251,33 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 			rsn = pkt->write.rsn;
 			rwqe = mrc_rx_recv_wqe(xp, rsn, &rnr);
 		}
+		mr_va = pkt->write.va + pkt->write.offset;
 		if (pkt->payload_len)
-			mr = mrc_qp_remote_mr(qp, pkt->write.rkey,
-					      pkt->write.va + pkt->write.offset,
+			mr = mrc_qp_remote_mr(qp, pkt->write.rkey, &mr_va,
 					      pkt->payload_len,
 					      IB_ACCESS_REMOTE_WRITE, &err);
 		break;
 	case MRC_PKT_READ_REQ:
+		/* checked now; the responses resolve it again (tx.c) */
+		mr_va = pkt->read_req.va;
 		if (pkt->read_req.len)
-			mr = mrc_qp_remote_mr(qp, pkt->read_req.rkey,
-					      pkt->read_req.va,
+			mr = mrc_qp_remote_mr(qp, pkt->read_req.rkey, &mr_va,
 					      pkt->read_req.len,
 					      IB_ACCESS_REMOTE_READ, &err);
 		break;
 	case MRC_PKT_ATOMIC:
-		if (pkt->atomic.va & 7) {
+		mr_va = pkt->atomic.va;
+		if (!(mr_va & 7))
+			mr = mrc_qp_remote_mr(qp, pkt->atomic.rkey, &mr_va, 8,
+					      IB_ACCESS_REMOTE_ATOMIC, &err);
+		/* aligned in a zero-based window may not be in its MR */
+		if (mr_va & 7) {
+			if (mr)
+				mrc_mr_put(mr);
 			mrc_rx_fail(xp, pkt, MRC_NAK_INVALID_REQ,
 				    IB_EVENT_QP_REQ_ERR, out);
 			return;
 		}
-		mr = mrc_qp_remote_mr(qp, pkt->atomic.rkey, pkt->atomic.va, 8,
-				      IB_ACCESS_REMOTE_ATOMIC, &err);
 		break;
 	default:
 		break;
@@ -335,8 +342,7 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		if (pkt->flags & MRC_F_IMM)
 			m->rsn = rsn;
 		if (mr)
-			err = mrc_place_mr(pkt, skb, mr, pkt->write.va +
-					   pkt->write.offset);
+			err = mrc_place_mr(pkt, skb, mr, mr_va);
 		if (err)
 			mrc_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 		break;
@@ -350,7 +356,7 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 		bool cas = pkt->atomic.op == MRC_ATOMIC_CMP_SWAP;
 
 		/* executed once: a resent request is a duplicate above */
-		err = mrc_mr_atomic(mr, pkt->atomic.va, cas,
+		err = mrc_mr_atomic(mr, mr_va, cas,
 				    cas ? pkt->atomic.compare :
 					  pkt->atomic.swap_add,
 				    pkt->atomic.swap_add, &m->orig);

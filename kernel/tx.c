@@ -467,15 +467,15 @@ static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
 		data = skb_put(skb, hlen + seg->len) + hlen;
 		if (seg->len) {
 			/* the MR may have changed since the request: check again */
-			struct mrc_mr *mr = mrc_qp_remote_mr(qp, r->rkey,
-							     r->va + seg->offset,
+			u64 va = r->va + seg->offset;
+			struct mrc_mr *mr = mrc_qp_remote_mr(qp, r->rkey, &va,
 							     seg->len,
 							     IB_ACCESS_REMOTE_READ,
 							     &err);
 
 			if (mr) {
-				err = mrc_mr_copy(mr, r->va + seg->offset, data,
-						  seg->len, MRC_COPY_FROM_MR);
+				err = mrc_mr_copy(mr, va, data, seg->len,
+						  MRC_COPY_FROM_MR);
 				mrc_mr_put(mr);
 			}
 			if (err && (seg->flags & MRC_F_RETX)) {

@@ -612,7 +612,8 @@ void mrc_qp_flush_posted(struct mrc_qp *qp, bool send);
  * mrc_qp_remote_mr: responder side of RDMA READ/WRITE/atomics: the QP's
  *	access flags must allow @need, then the MR or window the rkey names
  *	is checked in the QP's PD (mrc_rkey_get()). Returns the MR with a
- *	reference, or NULL and *err.
+ *	reference and *@va, the remote address, made the MR's (a zero-based
+ *	window's offsets differ), or NULL and *err.
  */
 struct mrc_qp *mrc_qp_get(struct ib_device *ibdev, u32 qpn);
 void mrc_qp_put(struct mrc_qp *qp);
@@ -624,7 +625,7 @@ bool mrc_qp_sq_poll_mode(struct mrc_qp *qp, bool polling, bool kick);
 int mrc_qp_complete_recv(struct mrc_qp *qp, const struct ib_wc *wc,
 			 bool solicited);
 int mrc_qp_error(struct mrc_qp *qp, enum ib_event_type event);
-struct mrc_mr *mrc_qp_remote_mr(struct mrc_qp *qp, u32 rkey, u64 va, u64 len,
+struct mrc_mr *mrc_qp_remote_mr(struct mrc_qp *qp, u32 rkey, u64 *va, u64 len,
 				int need, int *err);
 void mrc_qp_event(struct mrc_qp *qp, enum ib_event_type event);
 

@@ -69,6 +69,14 @@ static struct mrc_bind_wr mrc_t_bind(const struct mrc_mw *mw,
 	return b;
 }
 
+/* mrc_mw_resolve() of the remote address @va, which it does not return */
+static struct mrc_mr *mrc_t_mw_to_mr(struct xarray *keys,
+				     const struct ib_pd *pd, u32 qpn, u32 rkey,
+				     u64 va, u64 len, int need, int *err)
+{
+	return mrc_mw_resolve(keys, pd, qpn, rkey, &va, len, need, err);
+}
+
 static void mrc_mw_bind_rules(struct kunit *test)
 {
 	struct mrc_mw *mw1 = mrc_t_mw(test, IB_MW_TYPE_1);
@@ -122,10 +130,11 @@ static void mrc_mw_bind_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrc_mw_bind_check(mw2, mr, &mrc_t_pd, &b), 0);
 	mr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND;
 
-	/* flags a window cannot carry */
+	/* flags a window cannot carry; zero-based for type 2 only */
 	b = good;
 	b.access |= IB_ZERO_BASED;
-	KUNIT_EXPECT_EQ(test, mrc_mw_bind_check(mw2, mr, &mrc_t_pd, &b), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrc_mw_bind_check(mw2, mr, &mrc_t_pd, &b), 0);
+	KUNIT_EXPECT_EQ(test, mrc_mw_bind_check(mw1, mr, &mrc_t_pd, &b), -EINVAL);
 	b.access = IB_ACCESS_MW_BIND;
 	KUNIT_EXPECT_EQ(test, mrc_mw_bind_check(mw2, mr, &mrc_t_pd, &b), -EINVAL);
 
@@ -231,7 +240,7 @@ static void mrc_mw_key_table(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mrc_key_is_mw(&t.keys, 3 << 8));
 
 	/* a free window gives nothing */
-	got = mrc_mw_resolve(&t.keys, &mrc_t_pd, MRC_T_QPN, t.mw->key, b.addr,
+	got = mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, MRC_T_QPN, t.mw->key, b.addr,
 			     8, IB_ACCESS_REMOTE_WRITE, &err);
 	KUNIT_EXPECT_NULL(test, got);
 	KUNIT_EXPECT_EQ(test, err, -EINVAL);
@@ -241,7 +250,7 @@ static void mrc_mw_key_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.mw->key, rkey);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t.mr->mw_bound), 1);
 	KUNIT_EXPECT_EQ(test, refcount_read(&t.mr->ref), 1);
-	got = mrc_mw_resolve(&t.keys, &mrc_t_pd, MRC_T_QPN, rkey, b.addr,
+	got = mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, MRC_T_QPN, rkey, b.addr,
 			     b.length, IB_ACCESS_REMOTE_READ, &err);
 	KUNIT_EXPECT_PTR_EQ(test, got, t.mr);
 	KUNIT_EXPECT_EQ(test, err, 0);
@@ -249,13 +258,13 @@ static void mrc_mw_key_table(struct kunit *test)
 	if (got)
 		mrc_mr_put(got);
 	/* the old key, another QP, past the window: refused */
-	KUNIT_EXPECT_NULL(test, mrc_mw_resolve(&t.keys, &mrc_t_pd, MRC_T_QPN,
+	KUNIT_EXPECT_NULL(test, mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, MRC_T_QPN,
 					       b.mw_rkey, b.addr, 8,
 					       IB_ACCESS_REMOTE_WRITE, &err));
-	KUNIT_EXPECT_NULL(test, mrc_mw_resolve(&t.keys, &mrc_t_pd, MRC_T_QPN + 1,
+	KUNIT_EXPECT_NULL(test, mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, MRC_T_QPN + 1,
 					       rkey, b.addr, 8,
 					       IB_ACCESS_REMOTE_WRITE, &err));
-	KUNIT_EXPECT_NULL(test, mrc_mw_resolve(&t.keys, &mrc_t_pd, MRC_T_QPN,
+	KUNIT_EXPECT_NULL(test, mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, MRC_T_QPN,
 					       rkey, b.addr + b.length, 1,
 					       IB_ACCESS_REMOTE_WRITE, &err));
 	KUNIT_EXPECT_EQ(test, err, -ERANGE);
@@ -276,7 +285,7 @@ static void mrc_mw_key_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrc_key_invalidate(&t.keys, &mrc_t_pd, MRC_T_QPN,
 						 rkey, true), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t.mr->mw_bound), 0);
-	KUNIT_EXPECT_NULL(test, mrc_mw_resolve(&t.keys, &mrc_t_pd, MRC_T_QPN,
+	KUNIT_EXPECT_NULL(test, mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, MRC_T_QPN,
 					       rkey, b.addr, 8,
 					       IB_ACCESS_REMOTE_WRITE, &err));
 	KUNIT_EXPECT_EQ(test, mrc_key_invalidate(&t.keys, &mrc_t_pd, MRC_T_QPN,
@@ -290,6 +299,62 @@ static void mrc_mw_key_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&t.mr->mw_bound), 1);
 	KUNIT_EXPECT_EQ(test, mrc_key_invalidate(&t.keys, &mrc_t_pd, MRC_T_QPN,
 						 rkey + 1, false), 0);
+	xa_destroy(&t.keys);
+}
+
+/*
+ * A zero-based window: remote addresses are offsets, [0, length), which
+ * resolve to the bound range of the MR; its own addresses are past it.
+ * The flag leaves with the binding.
+ */
+static void mrc_mw_zero_based(struct kunit *test)
+{
+	struct mrc_t_table t;
+	struct mrc_bind_wr b;
+	struct mrc_mr *got;
+	u64 va;
+	int err;
+
+	mrc_t_table_init(test, &t);
+	b = mrc_t_bind(t.mw, t.mr);
+	b.access = IB_ACCESS_REMOTE_WRITE | IB_ZERO_BASED;
+	KUNIT_ASSERT_EQ(test, mrc_mw_bind(&t.keys, &mrc_t_pd, MRC_T_QPN, &b), 0);
+	KUNIT_EXPECT_TRUE(test, t.mw->zero_based);
+	KUNIT_EXPECT_EQ(test, t.mw->access, IB_ACCESS_REMOTE_WRITE);
+
+	va = 0x10;
+	got = mrc_mw_resolve(&t.keys, &mrc_t_pd, MRC_T_QPN, b.rkey, &va, 8,
+			     IB_ACCESS_REMOTE_WRITE, &err);
+	KUNIT_EXPECT_PTR_EQ(test, got, t.mr);
+	KUNIT_EXPECT_EQ(test, va, b.addr + 0x10);
+	if (got)
+		mrc_mr_put(got);
+	va = b.length - 8;
+	got = mrc_mw_resolve(&t.keys, &mrc_t_pd, MRC_T_QPN, b.rkey, &va, 8,
+			     IB_ACCESS_REMOTE_WRITE, &err);
+	KUNIT_EXPECT_PTR_EQ(test, got, t.mr);
+	KUNIT_EXPECT_EQ(test, va, b.addr + b.length - 8);
+	if (got)
+		mrc_mr_put(got);
+	/* one past its end, the MR's own addresses, a sum past 2^64 */
+	KUNIT_EXPECT_NULL(test, mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, MRC_T_QPN,
+					       b.rkey, b.length - 8, 9,
+					       IB_ACCESS_REMOTE_WRITE, &err));
+	KUNIT_EXPECT_EQ(test, err, -ERANGE);
+	KUNIT_EXPECT_NULL(test, mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, MRC_T_QPN,
+					       b.rkey, b.addr, 8,
+					       IB_ACCESS_REMOTE_WRITE, &err));
+	KUNIT_EXPECT_NULL(test, mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, MRC_T_QPN,
+					       b.rkey, 8, ~0ull,
+					       IB_ACCESS_REMOTE_WRITE, &err));
+	KUNIT_EXPECT_NULL(test, mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, MRC_T_QPN,
+					       b.rkey, 0, 8,
+					       IB_ACCESS_REMOTE_READ, &err));
+	KUNIT_EXPECT_EQ(test, err, -EACCES);
+
+	KUNIT_EXPECT_EQ(test, mrc_key_invalidate(&t.keys, &mrc_t_pd, MRC_T_QPN,
+						 b.rkey, false), 0);
+	KUNIT_EXPECT_FALSE(test, t.mw->zero_based);
 	xa_destroy(&t.keys);
 }
 
@@ -315,7 +380,7 @@ static void mrc_mw_type1_rebind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&t.mr->mw_bound), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&mr2->mw_bound), 1);
 	/* any QP of the PD may use it; nobody may invalidate it */
-	KUNIT_EXPECT_PTR_EQ(test, mrc_mw_resolve(&t.keys, &mrc_t_pd, 999, b.rkey,
+	KUNIT_EXPECT_PTR_EQ(test, mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, 999, b.rkey,
 						 b.addr, 8,
 						 IB_ACCESS_REMOTE_ATOMIC, &err),
 			    mr2);
@@ -328,7 +393,7 @@ static void mrc_mw_type1_rebind(struct kunit *test)
 	b.length = 0;
 	KUNIT_EXPECT_EQ(test, mrc_mw_bind(&t.keys, &mrc_t_pd, 0, &b), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&mr2->mw_bound), 0);
-	KUNIT_EXPECT_NULL(test, mrc_mw_resolve(&t.keys, &mrc_t_pd, 0, b.rkey,
+	KUNIT_EXPECT_NULL(test, mrc_t_mw_to_mr(&t.keys, &mrc_t_pd, 0, b.rkey,
 					       b.addr, 8,
 					       IB_ACCESS_REMOTE_READ, &err));
 	xa_destroy(&t.keys);
@@ -406,6 +471,7 @@ static struct kunit_case mrc_mw_cases[] = {
 	KUNIT_CASE(mrc_mw_bind_rules),
 	KUNIT_CASE(mrc_mw_access_rules),
 	KUNIT_CASE(mrc_mw_key_table),
+	KUNIT_CASE(mrc_mw_zero_based),
 	KUNIT_CASE(mrc_mw_type1_rebind),
 	KUNIT_CASE(mrc_mw_user_slots),
 	{}

@@ -44,12 +44,17 @@ int mrc_dealloc_mw(struct ibv_mw *mw)
 /*
  * libibverbs checked the window's type and PD; the new rkey keeps the
  * window's index and moves its tag byte on, so a stale copy of the old
- * rkey no longer matches once the bind executes.
+ * rkey no longer matches once the bind executes. A type 1 window is
+ * never zero-based: refused here, as HCAs' providers do (the kernel
+ * refuses the slot too).
  */
 int mrc_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		struct ibv_mw_bind *mw_bind)
 {
 	struct ibv_send_wr wr, *bad = NULL;
+
+	if (mw_bind->bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		return EINVAL;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = mw_bind->wr_id;

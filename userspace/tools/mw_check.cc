@@ -12,12 +12,18 @@
 //   bind-type2, write-type2, read-type2  the same by a BIND_MW WR
 //   qpex-bind, qpex-write, qpex-inv     ibv_wr_bind_mw() and
 //                     ibv_wr_local_inv() of the extended QP API
+//   zero-based-*      a zero-based type 2 window at an odd place of the MR:
+//                     remote addresses are offsets into it (WRITE, READ,
+//                     FETCH_ADD at offsets, bytes and the guards around
+//                     compared), one past its end REM_ACCESS_ERR, an atomic
+//                     at an aligned offset of a window 4 bytes into a page
+//                     REM_INV_REQ_ERR; a type 1 window refuses the flag
+//                     (ibv_bind_mw: EINVAL)
 //   bind-*            each IB bind rule broken once: IBV_WC_MW_BIND_ERR and
 //                     the QP in ERR (MR without MW_BIND, MR or window of
 //                     another PD, range past the MR, addr + length wrapping,
 //                     remote write on an MR without local write, a type 2
-//                     window not free, a type 2 bind of length 0, a
-//                     zero-based window)
+//                     window not free, a type 2 bind of length 0)
 //   post-type1, post-index   refused at post: a type 1 window by
 //                     ibv_post_send, a new rkey of another window's index
 //   deny-*            each access rule broken once: IBV_WC_REM_ACCESS_ERR,
@@ -283,6 +289,75 @@ void data_steps(Env &e)
 	free_pair(p);
 }
 
+// A zero-based window 24 bytes into a page of the MR, guard bytes around.
+void zero_based_steps(Env &e)
+{
+	const size_t off = 14 * kWin + 24;
+	uint8_t *t = e.tbuf + off;
+	auto *x = reinterpret_cast<uint64_t *>(t + 8);
+	auto *res = reinterpret_cast<uint64_t *>(e.lbuf + 2 * kWin);
+	Pair p = make_pair(e);
+	ibv_mw *mw1 = ibv_alloc_mw(e.pd, IBV_MW_TYPE_1);
+	ibv_mw *mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+
+	if (!mw1 || !mw)
+		die("alloc_mw: %s", strerror(errno));
+	int err = bind1(p.b, mw1, e.tmr, addr(t), kWin,
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ZERO_BASED);
+	ibv_wc wc = {};
+	int n = ibv_poll_cq(p.bcq, 1, &wc);
+	report(err == EINVAL && !n, "zero-based-type1", "ibv_bind_mw: %s",
+	       strerror(err));
+
+	err = post_bind(p.b, mw, e.tmr, addr(t), kWin, kRemote | IBV_ACCESS_ZERO_BASED);
+	wc = one_wc(p.bcq);
+	report(!err && bind_ok(wc), "zero-based-bind", "post %d, %s", err, status(wc));
+
+	memset(t - 24, 0xee, kWin + 48);
+	mrc_tool::fill(e.lbuf, 256, 5);
+	wc = rdma(p, e, IBV_WR_RDMA_WRITE, 0, 256, 16, mw->rkey);
+	long bad = mrc_tool::check(t + 16, 256, 5);
+	bool guards = t[-1] == 0xee && t[15] == 0xee && t[16 + 256] == 0xee;
+	report(wc.status == IBV_WC_SUCCESS && bad < 0 && guards, "zero-based-write",
+	       "WRITE of 256 at offset 16: %s, first wrong byte %ld, guards %s",
+	       status(wc), bad, guards ? "kept" : "CHANGED");
+
+	memset(e.lbuf + kWin, 0, 256);
+	wc = rdma(p, e, IBV_WR_RDMA_READ, kWin, 256, 16, mw->rkey);
+	bad = mrc_tool::check(e.lbuf + kWin, 256, 5);
+	report(wc.status == IBV_WC_SUCCESS && bad < 0, "zero-based-read",
+	       "%s, first wrong byte %ld", status(wc), bad);
+
+	*x = 1000;
+	*res = 0;
+	wc = rdma(p, e, IBV_WR_ATOMIC_FETCH_AND_ADD, 2 * kWin, 8, 8, mw->rkey, 23);
+	report(wc.status == IBV_WC_SUCCESS && *res == 1000 && *x == 1023,
+	       "zero-based-fadd", "%s, old %llu, now %llu", status(wc),
+	       (unsigned long long)*res, (unsigned long long)*x);
+
+	// the window's last 8 bytes and one past them: nothing lands
+	wc = rdma(p, e, IBV_WR_RDMA_WRITE, 0, 9, kWin - 8, mw->rkey);
+	report(wc.status == IBV_WC_REM_ACCESS_ERR && t[kWin - 8] == 0xee &&
+	       t[kWin] == 0xee, "zero-based-past-end", "%s", status(wc));
+	ibv_dealloc_mw(mw);
+	free_pair(p);
+
+	// 4 bytes into a page: an aligned offset is no aligned address
+	p = make_pair(e);
+	mw = ibv_alloc_mw(e.pd, IBV_MW_TYPE_2);
+	t = e.tbuf + 13 * kWin + 4;
+	memset(t, 0xee, 16);
+	err = post_bind(p.b, mw, e.tmr, addr(t), kWin, kRemote | IBV_ACCESS_ZERO_BASED);
+	ibv_wc bw = one_wc(p.bcq);
+	wc = rdma(p, e, IBV_WR_ATOMIC_FETCH_AND_ADD, 2 * kWin, 8, 8, mw->rkey, 23);
+	report(!err && bind_ok(bw) && wc.status == IBV_WC_REM_INV_REQ_ERR &&
+	       t[8] == 0xee && t[15] == 0xee, "zero-based-fadd-misaligned",
+	       "bind %s, FETCH_ADD: %s", status(bw), status(wc));
+	ibv_dealloc_mw(mw);
+	ibv_dealloc_mw(mw1);
+	free_pair(p);
+}
+
 // The extended QP API: bind, WRITE through the window, invalidate.
 void qpex_steps(Env &e)
 {
@@ -353,8 +428,6 @@ void bind_rule_steps(Env &e)
 		  IBV_ACCESS_REMOTE_ATOMIC, false },
 		{ "bind-type2-not-free", &Env::tmr, false, 0, kWin, kRemote, true },
 		{ "bind-type2-zero-length", &Env::tmr, false, 0, 0, kRemote, false },
-		{ "bind-zero-based", &Env::tmr, false, 0, kWin,
-		  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ZERO_BASED, false },
 	};
 
 	for (const BindCase &c : cases) {
@@ -600,6 +673,7 @@ int main(int argc, char **argv)
 
 	data_steps(e);
 	qpex_steps(e);
+	zero_based_steps(e);
 	bind_rule_steps(e);
 	deny_steps(e);
 	inv_steps(e);
