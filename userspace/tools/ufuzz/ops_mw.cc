@@ -33,7 +33,7 @@ enum Bend : uint32_t {
 	kBeforeMr,
 	kWrapping,	// addr + length passes 2^64
 	kZeroLength,	// type 2: no unbinding by bind
-	kBadRights,	// zero-based, MW_BIND, bits no verb has
+	kBadRights,	// zero-based on type 1, MW_BIND, bits no verb has
 	kNoLocalWrite,	// remote write or atomic over an MR without local write
 	kWithData,	// SGEs or inline bytes on a bind
 	kTwice,		// a type 2 window bound twice
@@ -114,11 +114,15 @@ uint32_t bind_slot(Env &e, FQp &q, uint8_t *slot, uint64_t id, Bend b, const Win
 	case kZeroLength:
 		s->wr.bind.length = 0;
 		break;
-	case kBadRights:
-		s->wr.bind.access |= rng.pick({uint32_t{IBV_ACCESS_ZERO_BASED},
-					       uint32_t{IBV_ACCESS_MW_BIND}, 1u << 20,
+	case kBadRights: {
+		// zero-based is a type 2 window's right ([PLC-8]), not a type 1's
+		uint32_t zb = mw->type == IBV_MW_TYPE_1 ? uint32_t{IBV_ACCESS_ZERO_BASED} :
+			      uint32_t{IBV_ACCESS_MW_BIND};
+
+		s->wr.bind.access |= rng.pick({zb, uint32_t{IBV_ACCESS_MW_BIND}, 1u << 20,
 					       0x80000000u});
 		break;
+	}
 	case kNoLocalWrite:
 		mr = e.mr_bind_nolw;
 		s->wr.bind.access |= rng.pick({uint32_t{IBV_ACCESS_REMOTE_WRITE},
