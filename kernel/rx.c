@@ -33,6 +33,20 @@ static const u32 mrc_rnr_usecs[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
+/*
+ * [OPS-42] Verbs give a UC QP no min_rnr_timer; its 0 would be IBA's
+ * 655 ms. A UC sender expects not to wait at all: 640 us, a few round
+ * trips of a software path.
+ */
+#define MRC_UC_RNR_TIMER	12
+
+static u32 mrc_rx_rnr_usecs(const struct mrc_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return mrc_rnr_usecs[MRC_UC_RNR_TIMER];
+	return mrc_rnr_usecs[qp->attr.min_rnr_timer & 31];
+}
+
 static bool mrc_rx_state_ok(enum ib_qp_state s)
 {
 	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
@@ -302,7 +316,7 @@ static void mrc_rx_data(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	if (rnr) {
 		/* not counted: the sender's loss detection will resend it */
 		mrc_rx_nak(xp, pkt, MRC_NAK_RNR,
-			   mrc_rnr_usecs[qp->attr.min_rnr_timer & 31],
+			   mrc_rx_rnr_usecs(qp),
 			   out);
 		goto put;
 	}

@@ -144,6 +144,62 @@ static void mrc_uc_messages_survive_loss(struct kunit *test)
 }
 
 /*
+ * [OPS-42] A UC SEND that finds no receive waits for one (RNR NAKs 640 us
+ * apart), however many: verbs give UC no rnr_retry, and its 0 would have
+ * failed the SEND at the first NAK. Posted late, the receive gets it.
+ */
+static void mrc_uc_send_waits_for_receive(struct kunit *test)
+{
+	struct mrc_t_rc *t = test->priv, u;
+	struct mrc_t_end *a, *b;
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *sbad;
+	unsigned long until;
+	struct ib_wc wc;
+	u64 naks0;
+
+	mrc_t_uc_up(test, t, &u);
+	a = &u.e[0];
+	b = &u.e[1];
+	{
+		struct ib_sge s = { .addr = (uintptr_t)a->buf, .length = 3000,
+				    .lkey = a->pd->local_dma_lkey };
+		struct ib_send_wr wr = { .wr_id = 7, .opcode = IB_WR_SEND,
+					 .send_flags = IB_SEND_SIGNALED,
+					 .sg_list = &s, .num_sge = 1 };
+
+		mrc_t_fill(a->buf, 3000, 77);
+		memset(b->buf, 0, 4096);
+		naks0 = mrc_t_stat(b->dev, MRC_STAT_NAKS_SENT);
+		KUNIT_ASSERT_EQ(test, ib_post_send(a->qp, &wr, &sbad), 0);
+	}
+	/* three refusals at least: the sender came back after each */
+	until = jiffies + msecs_to_jiffies(MRC_T_WAIT_MS);
+	while (mrc_t_stat(b->dev, MRC_STAT_NAKS_SENT) < naks0 + 3 &&
+	       time_before(jiffies, until))
+		msleep(20);
+	KUNIT_EXPECT_GE(test, mrc_t_stat(b->dev, MRC_STAT_NAKS_SENT), naks0 + 3);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(a->cq, 1, &wc), 0);
+	{
+		struct ib_sge s = { .addr = (uintptr_t)b->buf, .length = 4096,
+				    .lkey = b->pd->local_dma_lkey };
+		struct ib_recv_wr r = { .wr_id = 8, .sg_list = &s, .num_sge = 1 };
+
+		KUNIT_ASSERT_EQ(test, ib_post_recv(b->qp, &r, &rbad), 0);
+	}
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(a, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ull);
+	KUNIT_ASSERT_EQ(test, mrc_t_wait_wc(b, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 8ull);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 3000u);
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, 3000), 0);
+	KUNIT_EXPECT_EQ(test, b->buf[3000], 0);
+	mrc_t_uc_down(t, &u);
+}
+
+/*
  * [OPS-41] READ and the atomics fail at post time on a UC QP (no WQE
  * written, bad_wr names the request); a peer that sends a READ request
  * to a UC QP anyway gets a NAK, and only that QP enters the error state.
@@ -206,6 +262,7 @@ static void mrc_uc_refuses_requests(struct kunit *test)
 
 static struct kunit_case mrc_uc_cases[] = {
 	KUNIT_CASE(mrc_uc_messages_survive_loss),
+	KUNIT_CASE(mrc_uc_send_waits_for_receive),
 	KUNIT_CASE(mrc_uc_refuses_requests),
 	{}
 };
