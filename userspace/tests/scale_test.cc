@@ -165,6 +165,9 @@ TEST(ScaleSim, SpineLinkFailsMidCollective)
 TEST(ScaleSim, TailCopiesKeepARingsThroughputUnderLoss)
 {
 	double clean = 0, lossy = 0, copied = 0, copied_clean = 0;
+	// under the sanitizers one seed and the lossy runs only (seed 1:
+	// 1.10x); they look for memory errors in the copies' bookkeeping
+	bool full = mrctest::prop_scale() >= 1;
 	int n = mrctest::seeds(4);
 
 	for (int seed = 1; seed <= n; seed++) {
@@ -174,6 +177,8 @@ TEST(ScaleSim, TailCopiesKeepARingsThroughputUnderLoss)
 		for (uint32_t k : {0u, 32u}) {
 			sc.tc.mrc_tail_dup = k;
 			for (double loss : {0.0, 0.01}) {
+				if (!full && !loss)
+					continue;
 				sc.fab.loss = loss;
 				Result r = run(sc);
 
@@ -182,8 +187,10 @@ TEST(ScaleSim, TailCopiesKeepARingsThroughputUnderLoss)
 			}
 		}
 	}
-	EXPECT_GE(copied / copied_clean, 0.78) << "without copies " << lossy / clean;
 	EXPECT_GE(copied, 1.04 * lossy);
+	if (!full)
+		return;
+	EXPECT_GE(copied / copied_clean, 0.78) << "without copies " << lossy / clean;
 	EXPECT_GE(copied_clean, 0.95 * clean) << "the copies cost the lossless run";
 }
 
