@@ -14,6 +14,7 @@ enum { RXM_FREE = 0, RXM_ACTIVE, RXM_DONE, RXM_RETIRED };
 #define SEG_ACKED	0x2
 #define SEG_QUEUED	0x4
 #define SEG_PROBED	0x8	/* [PATH-4] it probed a new route once */
+#define SEG_DUPED	0x10	/* [REL-25] sent twice as part of a tail */
 
 /* Ask for an ACK when the path has fewer free PSNs than this. */
 #define ACK_REQ_ROOM	16
@@ -84,7 +85,8 @@ bool mrc_conn_init(struct mrc_conn *c, const struct mrc_conn_cfg *cfg,
 	    cfg->mss > 0xffff || cfg->cc.min_cwnd < cfg->mss ||
 	    cfg->pkt_max < cfg->mss || cfg->pkt_max > 0xffff ||
 	    cfg->pkt_max % cfg->mss || cfg->rx_max > 0xffff ||
-	    cfg->sched.sport_min > cfg->sched.sport_max)
+	    cfg->sched.sport_min > cfg->sched.sport_max ||
+	    cfg->tail_dup > MRC_TX_SEGS)
 		return false;
 
 	memset(c, 0, sizeof(*c));
@@ -425,6 +427,15 @@ static void emit(struct mrc_conn *c, u64 now, u32 t, int pi, u16 flags,
 	 * earlier request of the path still counts.
 	 */
 	idle = (flags & MRC_F_LAST) && !more_to_send(c);
+	/*
+	 * [REL-25] the tail of what an idle sender sent last goes again
+	 * while nothing else may: a loss there would cost a round trip
+	 */
+	if (idle && !(flags & MRC_F_RETX) && c->cfg.tail_dup) {
+		c->dup_end = t + 1;
+		c->dup_next = t + 1 - mrc_min_u32(c->cfg.tail_dup,
+						  t + 1 - c->tx_una);
+	}
 	if ((idle && !m->no_end_ack) ||
 	    ((flags & MRC_F_RETX) && c->cfg.ack_resends) || c->ask_ack ||
 	    mrc_path_tx_room(&p->tx) < ACK_REQ_ROOM ||
@@ -490,6 +501,35 @@ static bool tx_resend(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	return false;
 }
 
+/*
+ * [REL-25] A copy of the next tail segment not yet acknowledged, on the
+ * path the scheduler picks, once, as windows allow.
+ */
+static bool tx_dup(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
+{
+	for (; c->dup_next != c->dup_end; c->dup_next++) {
+		u32 t = c->dup_next;
+		struct mrc_tx_segent *e = segent(c, t);
+		int pi;
+
+		if (t - c->tx_una >= c->tx_nxt - c->tx_una ||
+		    !(e->flags & SEG_USED) ||
+		    (e->flags & (SEG_ACKED | SEG_QUEUED | SEG_DUPED)))
+			continue;
+		if (!conn_room(c, e->len, false))
+			return false;
+		pi = pick(c, e->len, false, now);
+		if (pi < 0)
+			return false;
+		c->dup_next++;
+		e->flags |= SEG_DUPED;
+		emit(c, now, t, pi, MRC_F_RETX, seg);
+		c->stats.tx_dups++;
+		return true;
+	}
+	return false;
+}
+
 bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 {
 	struct mrc_tx_segent *e;
@@ -528,6 +568,8 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 		break;
 	}
 	if (!m) {
+		if (tx_dup(c, now, seg))
+			return true;
 		c->sched.idle_at = now;
 		return false;
 	}

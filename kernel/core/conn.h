@@ -68,6 +68,9 @@ struct mrc_conn_cfg {
 	bool ack_resends;	/* [REL-14] a resend asks for an ACK */
 	bool answer_probe;	/* [REL-10] the answer timeout probes tails */
 	bool probe_reqs;	/* [PATH-4] PROBE REQs prove probing paths */
+	u32 tail_dup;		/* [REL-25] last segments of an idle sender's
+				 * message sent twice; 0: none
+				 */
 	u64 reply_hold_ns;	/* [REL-24] longest wait for a reply; 0: none */
 	u64 reply_hold_min_ns;	/* ... shortest */
 	u64 reply_hold_grain_ns; /* ... its end rounded up to this; 0: exact */
@@ -194,6 +197,7 @@ struct mrc_rx_msg {
 struct mrc_conn_stats {
 	u64 tx_segs;
 	u64 tx_resends;
+	u64 tx_dups;		/* [REL-25] tail segments sent twice */
 	u64 tx_msgs;
 	u64 rx_new;
 	u64 rx_dup;
@@ -254,6 +258,8 @@ struct mrc_conn {
 	u32 rack_mult;		/* reordering window, quarters of min_rtt */
 	u32 rack_clean;		/* packets acked since a late [REL-22] loss */
 	u64 rack_deadline;	/* when a packet left waiting falls due; 0: none */
+	u32 dup_next;		/* [REL-25] next segment-table entry to copy */
+	u32 dup_end;		/* ... and the end of the tail */
 	u32 cq_rr;		/* stream round robin, completions */
 	struct mrc_tx_segent seg[MRC_TX_SEGS];
 	u32 rq[MRC_TX_SEGS];

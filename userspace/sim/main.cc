@@ -44,6 +44,8 @@ void usage(FILE *out)
 "                               default: 5 ms, for software endpoints)\n"
 "  --rto-min-ns T               metaroce: least RTO (default 2 ms)\n"
 "  --ack-delay-ns T             metaroce: longest ACK hold (default 20 us)\n"
+"  --tail-dup K                 metaroce: [REL-25] copy the last K segments\n"
+"                               at an idle message end (default 0: off)\n"
 "  --init-window B              metaroce: a connection's first window,\n"
 "                               shared by its paths (default 16 segments)\n"
 "  --mss B                      payload per packet (%u)\n"
@@ -115,6 +117,7 @@ int main(int argc, char **argv)
 		else if (o == "--per-leaf") f.per_leaf = atoi(v);
 		else if (o == "--spines") f.spines = atoi(v);
 		else if (o == "--planes") f.planes = atoi(v);
+		else if (o == "--tail-dup") sc.tc.mrc_tail_dup = atoi(v);
 		else if (o == "--gbps") f.gbps = atof(v);
 		else if (o == "--link-ns") f.link_ns = size_arg(v);
 		else if (o == "--buffer") f.buffer = (uint32_t)size_arg(v);

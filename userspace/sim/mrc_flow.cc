@@ -8,7 +8,9 @@
 #include "sim/loopback.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
+#include <unordered_map>
 
 namespace scale {
 namespace {
@@ -35,6 +37,7 @@ public:
 			ca.path.rto_min_ns = tc.mrc_rto_min_ns;
 		if (tc.mrc_ack_delay_ns)
 			ca.path.ack_delay_ns = tc.mrc_ack_delay_ns;
+		ca.tail_dup = tc.mrc_tail_dup;
 		if (tc.mrc_init_window) {
 			// a NIC that knows its line rate may start at one BDP
 			ca.cc.conn_init_cwnd = std::max(tc.mrc_init_window, 2 * tc.mss);
@@ -57,6 +60,8 @@ public:
 	void post(uint64_t len) override
 	{
 		lens_.push_back(len);
+		if (trace_)
+			posted_at_.push_back(net_.now());
 		pending_.push_back(len);
 		msgs_posted++;
 		bytes_posted += len;
@@ -66,6 +71,7 @@ public:
 	void recv(Pkt &p) override
 	{
 		if (p.kind == MRC_ACK) {
+			snap();
 			if (!mrc_conn_on_ack(a_.get(), net_.now(), &p.ack))
 				net_.fail("flow " + std::to_string(id_) + ": sender refused an ACK");
 			run(0);
@@ -93,6 +99,8 @@ public:
 		if (net_.now() != armed_[side])
 			return;		// superseded by an earlier deadline
 		armed_[side] = ~0ull;
+		if (!side)
+			snap();
 		mrc_conn_on_timer(side ? b_.get() : a_.get(), net_.now());
 		run(side);
 	}
@@ -103,7 +111,37 @@ public:
 
 		for (uint32_t i = 0; i < cfg_.npaths; i++)
 			reent += a_->path[i].reentropies;
-		return "resends=" + std::to_string(a_->stats.tx_resends) +
+		std::string t;
+
+		if (trace_) {
+			uint64_t l[4], pto = 0, ans = 0, late = 0, later = 0;
+
+			loss_sums(l);
+			for (uint32_t i = 0; i < cfg_.npaths; i++) {
+				const mrc_path_tx &x = a_->path[i].tx;
+
+				pto += x.pto_fired;
+				ans += x.pto_answer;
+				late += x.late_acks;
+				later += x.late_rack;
+			}
+			const char *nm[5] = {"gap", "rack", "pto", "rto", "other"};
+			for (int k = 0; k < 4; k++)
+				t += std::string(" lost_") + nm[k] + "=" + std::to_string(l[k]);
+			for (int k = 0; k < 5; k++)
+				t += std::string(" rs_") + nm[k] + "_n=" + std::to_string(rs_n_[k]) +
+				     " rs_" + nm[k] + "_ns=" + std::to_string(rs_ns_[k]);
+			t += " pto_fired=" + std::to_string(pto) + " pto_answer=" + std::to_string(ans) +
+			     " late=" + std::to_string(late) + " late_rack=" + std::to_string(later) +
+			     " tail_n=" + std::to_string(tail_n_) + " tail_ns=" + std::to_string(tail_ns_) +
+			     " send_ns=" + std::to_string(send_ns_) +
+			     " win=" + std::to_string(win_) + " pwin=" + std::to_string(pwin_) +
+			     " cdec=" + std::to_string(a_->cc.decreases) + " drains=" + std::to_string(a_->cc.drains) +
+			     " tail_loss_n=" + std::to_string(tail_loss_n_) +
+			     " tail_loss_ns=" + std::to_string(tail_loss_ns_);
+		}
+		return "resends=" + std::to_string(a_->stats.tx_resends) + t +
+		       " tail_dups=" + std::to_string(a_->stats.tx_dups) +
 		       " dups=" + std::to_string(dups_) +
 		       " path_fails=" + std::to_string(a_->stats.path_fails) +
 		       " reentropies=" + std::to_string(reent);
@@ -125,6 +163,37 @@ private:
 			armed_[side] = std::max(d, net_.now());
 			net_.at(armed_[side], id_, side);
 		}
+	}
+
+	// packets declared lost by a gap, [REL-22], a PTO, an RTO
+	void loss_sums(uint64_t l[4]) const
+	{
+		l[0] = l[1] = l[2] = l[3] = 0;
+		for (uint32_t i = 0; i < cfg_.npaths; i++) {
+			const mrc_path_tx &x = a_->path[i].tx;
+
+			l[0] += x.lost_gap;
+			l[1] += x.lost_rack;
+			l[2] += x.lost_pto;
+			l[3] += x.lost_rto;
+		}
+	}
+
+	// MRC_SCALE_TRACE: which rule declared the losses the next resends repair
+	void snap()
+	{
+		if (!trace_)
+			return;
+		uint64_t l[4];
+
+		loss_sums(l);
+		if (snap_set_)
+			for (int k = 0; k < 4; k++)
+				if (l[k] != snap_[k])
+					cause_ = k;
+		for (int k = 0; k < 4; k++)
+			snap_[k] = l[k];
+		snap_set_ = true;
 	}
 
 	uint64_t msg_of(uint32_t msn) const { return (uint32_t)(msn - cfg_.tx_msn); }
@@ -165,6 +234,21 @@ private:
 			if (n != 1)
 				net_.fail("flow " + std::to_string(id_) +
 					  ": completed a message with a segment missing");
+		if (trace_) {
+			auto it = last_fresh_.find(c.msn);
+
+			if (it != last_fresh_.end()) {
+				uint64_t d = net_.now() - it->second;
+
+				tail_n_++;
+				tail_ns_ += d;
+				if (lossy_.count(c.msn)) {
+					tail_loss_n_++;
+					tail_loss_ns_ += d;
+				}
+				last_fresh_.erase(it);
+			}
+		}
 		rx_complete(m, c.len);
 		while (!placed_.empty() && placed_base_ < msgs_rx) {
 			placed_.pop_front();
@@ -222,6 +306,29 @@ private:
 		p.sport = seg.sport;
 		p.bytes = kEncap + MRC_WIRE_DATA_OVERHEAD + seg.len;
 		p.seg = seg;
+		if (trace_) {
+			uint64_t key = (uint64_t)seg.msn << 32 | seg.offset;
+
+			if (seg.flags & MRC_F_RETX) {
+				auto it = first_sent_.find(key);
+
+				snap();
+				if (it != first_sent_.end()) {
+					rs_n_[cause_]++;
+					rs_ns_[cause_] += net_.now() - it->second;
+				}
+				lossy_.insert({seg.msn, 1});
+			} else {
+				first_sent_[key] = net_.now();
+				if (seg.offset + seg.len == seg.total_len) {
+					last_fresh_[seg.msn] = net_.now();
+					send_ns_ += net_.now() - posted_at_[msg_of(seg.msn)];
+					win_ += mrc_cc_conn_window(&a_->cc, &cfg_.cc);
+					for (uint32_t i = 0; i < cfg_.npaths; i++)
+						pwin_ += a_->path[i].cc.cwnd;
+				}
+			}
+		}
 		net_.send(p);
 	}
 
@@ -234,6 +341,20 @@ private:
 	uint64_t armed_[2] = {~0ull, ~0ull};
 	std::deque<std::vector<uint8_t>> placed_;	// per message, per segment
 	uint64_t placed_base_ = 0;
+	// MRC_SCALE_TRACE set: where a message's time goes, in counters() (the
+	// notes' breakdown): post to its last new segment (send_ns), that to
+	// its completion (tail_*), resends by the rule that found the loss
+	// (rs_*: count and time since the segment's first send)
+	bool trace_ = getenv("MRC_SCALE_TRACE") != nullptr;
+	bool snap_set_ = false;
+	uint64_t snap_[4] = {};
+	int cause_ = 4;
+	uint64_t rs_n_[5] = {}, rs_ns_[5] = {};
+	std::vector<uint64_t> posted_at_;
+	uint64_t send_ns_ = 0, win_ = 0, pwin_ = 0;
+	uint64_t tail_n_ = 0, tail_ns_ = 0, tail_loss_n_ = 0, tail_loss_ns_ = 0;
+	std::unordered_map<uint64_t, uint64_t> first_sent_;
+	std::unordered_map<uint32_t, uint64_t> last_fresh_, lossy_;
 };
 
 } // namespace

@@ -55,10 +55,11 @@ struct Chaos {
 	uint64_t messages;
 	bool outages;
 	uint32_t pkt_segs = 1;	// [ENC-25] segments per packet at most
+	uint32_t tail_dup = 0;	// [REL-25] segments copied at an idle end
 };
 
 uint64_t run_chaos(const Chaos &c, uint64_t seed, const char *name,
-		   uint64_t *max_pkt_len = nullptr)
+		   uint64_t *max_pkt_len = nullptr, uint64_t *tail_dups = nullptr)
 {
 	mrcsim::LinkCfg link;
 	mrcsim::Workload wl;
@@ -73,6 +74,7 @@ uint64_t run_chaos(const Chaos &c, uint64_t seed, const char *name,
 	wl.outstanding = 48;
 	mrc_conn_cfg cfg = make_cfg(c.npaths, c.nstreams, c.mss);
 	cfg.pkt_max = c.pkt_segs * c.mss;
+	cfg.tail_dup = c.tail_dup;
 	mrcsim::Sim sim(cfg, link, wl, seed);
 	if (c.outages) {
 		// routes come and go; some paths must re-entropy to finish
@@ -83,6 +85,8 @@ uint64_t run_chaos(const Chaos &c, uint64_t seed, const char *name,
 	expect_clean(sim, ok, name);
 	if (max_pkt_len)
 		*max_pkt_len = sim.stats().max_pkt_len;
+	if (tail_dups)
+		*tail_dups = sim.stats().tail_dups;
 	return sim.stats().data_pkts;
 }
 
@@ -126,6 +130,26 @@ TEST(ConnProperty, MultiSegmentPackets)
 	}
 	printf("[          ] multiseg: %llu data packets\n",
 	       (unsigned long long)pkts);
+}
+
+// [REL-25] [ENC-25] [REL-15] tail copies under loss, duplication and
+// reordering, with multi-segment packets and routes that go dark: a
+// segment that two copies, a resend and the network's duplicates may each
+// deliver is still placed once, and completions stay in order.
+TEST(ConnProperty, TailCopiesUnderChaos)
+{
+	uint64_t pkts = 0;
+
+	for (uint64_t seed = 40; seed < 43; seed++) {
+		uint64_t copies = 0;
+		Chaos c = {0.05, 0.02, 0.02, 4000, 4, 8, 1024, 64 * 1024, 3000,
+			   seed == 42, seed == 41 ? 4u : 1u};
+
+		c.tail_dup = 16;
+		pkts += run_chaos(c, seed, "taildup", nullptr, &copies);
+		EXPECT_GT(copies, 0u) << "seed " << seed;
+	}
+	printf("[          ] taildup: %llu data packets\n", (unsigned long long)pkts);
 }
 
 // [REL-5] heavy loss: 30%, correct however slow.

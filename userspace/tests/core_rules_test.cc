@@ -1555,6 +1555,76 @@ TEST(Conn, TailLossFoundByLaterDeliveryOnAnotherPath)
 	}
 }
 
+// [REL-25] an idle sender's last segments go twice, once each, only while
+// nothing else waits; either copy completes the message
+TEST(Conn, TailDupCopiesAnIdleTailOnce)
+{
+	for (uint32_t k : {0u, 2u}) {
+		Pair p(2, 1024);
+		mrc_tx_seg t[4], d[2], x;
+		mrc_completion done;
+		mrc_ack_info ack;
+
+		p.a->cfg.tail_dup = k;
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 4096, 1, nullptr));
+		for (auto &s : t)
+			ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 1000, &s));
+		ASSERT_TRUE(t[3].flags & MRC_F_LAST);
+		if (!k) {
+			EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), 1000, &x));
+			EXPECT_EQ(p.a->stats.tx_dups, 0u);
+			continue;
+		}
+		// new data goes first: a sender that keeps sending never copies
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 1024, 2, nullptr));
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 1000, &x));
+		EXPECT_FALSE(x.flags & MRC_F_RETX);
+		EXPECT_EQ(x.total_len, 1024u);
+		// that message's end is the tail now: it and the one before
+		for (auto &s : d)
+			ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 1100, &s));
+		EXPECT_EQ(d[0].msn, t[3].msn);
+		EXPECT_EQ(d[0].offset, t[3].offset);
+		EXPECT_EQ(d[1].msn, x.msn);
+		for (auto &s : d) {
+			EXPECT_TRUE(s.flags & MRC_F_RETX);
+			EXPECT_TRUE(s.flags & MRC_F_ACK_REQ);
+		}
+		EXPECT_NE(d[0].psn, t[3].psn);
+		EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), 1200, &x)) << "once";
+		EXPECT_EQ(p.a->stats.tx_dups, 2u);
+		EXPECT_EQ(p.a->stats.tx_resends, 0u);
+
+		// t[3] is lost: its copy completes the first message
+		for (int i : {0, 1, 2}) {
+			mrc_rx_seg s = Pair::rx_of(t[i]);
+			ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 2000, &s, nullptr),
+				  MRC_RX_NEW);
+		}
+		EXPECT_FALSE(mrc_conn_rx_poll(p.b.get(), &done));
+		mrc_rx_seg s = Pair::rx_of(d[0]);
+		ASSERT_EQ(mrc_conn_rx_data(p.b.get(), 2100, &s, nullptr), MRC_RX_NEW);
+		ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
+		EXPECT_EQ(done.len, 4096u);
+		while (mrc_conn_ack_next(p.b.get(), 2100, nullptr, &ack))
+			ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), 3000, &ack));
+		ASSERT_TRUE(mrc_conn_tx_poll(p.a.get(), &done));
+		EXPECT_EQ(done.cookie, 1u);
+		EXPECT_EQ(done.status, MRC_CONN_OK);
+		// the lost original, found lost later, queues no resend
+		mrc_conn_on_timer(p.a.get(), 1000000000);
+		while (mrc_conn_tx_next(p.a.get(), 1000000000, &x))
+			EXPECT_NE(x.msn, t[3].msn) << "resent a settled segment";
+		EXPECT_EQ(p.a->stats.tx_dups, 2u);
+	}
+	// a tail longer than the segment table is refused
+	Pair p;
+	mrc_conn_cfg cfg = p.cfg;
+
+	cfg.tail_dup = MRC_TX_SEGS + 1;
+	EXPECT_FALSE(p.a->init(cfg, 0));
+}
+
 // [REL-21] a lingering receiver acknowledges resends of what it placed and
 // nothing else
 TEST(Conn, LingerAcksOnlyWhatWasPlaced)

@@ -418,6 +418,7 @@ bool Sim::run(uint64_t limit_ns)
 	}
 	st_.end_ns = now_;
 	st_.resends = a_->stats.tx_resends;
+	st_.tail_dups = a_->stats.tx_dups;
 	for (uint32_t i = 0; i < cfg_.npaths; i++)
 		st_.reentropies += a_->path[i].reentropies;
 	return done() && st_.errors.empty();

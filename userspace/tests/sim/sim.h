@@ -100,6 +100,7 @@ struct Stats {
 	uint64_t ce_marked = 0, reordered = 0, outage_drops = 0;
 	uint64_t msgs_done_tx = 0, msgs_done_rx = 0, bytes_rx = 0;
 	uint64_t rx_dup = 0, rx_new = 0, resends = 0, reentropies = 0;
+	uint64_t tail_dups = 0;		// [REL-25] copies sent
 	uint64_t end_ns = 0, max_pkt_len = 0;
 	uint64_t inflight_sum = 0, inflight_samples = 0, blocked_conn = 0;
 	uint64_t blackholed = 0, blackholed_data = 0;
