@@ -524,7 +524,7 @@ static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
 void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 		struct sk_buff_head *out)
 {
-	u64 rode = xp->conn.stats.acks_rode;
+	u64 rode = xp->conn.stats.acks_rode, dups;
 	struct mrc_send_wqe *wqe;
 	struct mrc_tx_seg seg;
 	u32 n = 0;
@@ -543,6 +543,7 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 		mrc_tx_take(xp, wqe);
 	mrc_tx_post(xp);
 
+	dups = xp->conn.stats.tx_dups;
 	while (n < budget && mrc_conn_tx_next(&xp->conn, now, &seg)) {
 		if (seg.flags & MRC_F_RETX)
 			mrc_xp_stat_inc(xp, MRC_STAT_RETRANSMITS);
@@ -565,6 +566,9 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 	if (xp->conn.stats.acks_rode != rode)
 		mrc_xp_stat_add(xp, MRC_STAT_ACKS_RODE,
 				xp->conn.stats.acks_rode - rode);
+	if (xp->conn.stats.tx_dups != dups)
+		mrc_xp_stat_add(xp, MRC_STAT_TAIL_COPIES,
+				xp->conn.stats.tx_dups - dups);
 	mrc_tx_complete(xp);
 }
 

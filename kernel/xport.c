@@ -74,6 +74,17 @@ module_param(ack_resends, bool, 0644);
 MODULE_PARM_DESC(ack_resends,
 		 "a resend asks for an ACK at once ([REL-14]); for new connections");
 
+/*
+ * Off by default: the copies cost a lossless connection bandwidth and
+ * queueing (the simulated 8-plane ring lost 6% at 128) for a lossy one's
+ * tails ([REL-25]; selftests/results/scale.md); a fabric that drops
+ * should measure its own trade.
+ */
+static uint tail_dup;
+module_param(tail_dup, uint, 0644);
+MODULE_PARM_DESC(tail_dup,
+		 "segments an idle sender copies once from its unacknowledged tail ([REL-25]); 0: none; for new connections");
+
 static bool answer_probe = true;
 module_param(answer_probe, bool, 0644);
 MODULE_PARM_DESC(answer_probe,
@@ -412,6 +423,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	cfg.rack = READ_ONCE(rack);
 	cfg.ack_resends = READ_ONCE(ack_resends);
 	cfg.answer_probe = READ_ONCE(answer_probe);
+	cfg.tail_dup = min_t(u32, READ_ONCE(tail_dup), MRC_TX_SEGS);
 	cfg.reply_hold_ns = (u64)READ_ONCE(reply_hold_us) * NSEC_PER_USEC;
 	/*
 	 * A hold ends on a scheduler tick (the tick's hrtimer expires on

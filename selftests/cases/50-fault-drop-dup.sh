@@ -3,7 +3,9 @@
 # guest b drops 5% and duplicates 1% of what it receives (seeded), and
 # ibv_rc_pingpong -c (every received buffer checked) still completes at
 # 4 KiB, 64 KiB and 1 MiB, and ibv_uc_pingpong -c at 64 KiB: a UC message
-# is repaired, not lost ([OPS-42]). The debugfs counters show the injected drops
+# is repaired, not lost ([OPS-42]). With tail_dup=64 on both ends the
+# senders copy their idle tails ([REL-25]): tail_copies grows on both and
+# every byte is still right. The debugfs counters show the injected drops
 # and duplicates, and guest a's transport counters show retransmissions.
 # Both ends sent ACK bundles ([ENC-9]): a message's segments cross four
 # paths, and the ACKs its end asks for leave as one datagram; the lossy
@@ -69,6 +71,22 @@ retransmits() {
 	[ "${r:-0}" -gt 0 ] || fail "no retransmission counted"
 }
 
+tail_dup() {
+	echo "$1" > /sys/module/metaroce/parameters/tail_dup
+}
+
+# tail_copies of mrcf0, for tail_copies_grew
+tail_copies() {
+	rdma statistic show link mrcf0/1 | sed -n 's/.* tail_copies \([0-9]*\).*/\1/p'
+}
+
+tail_copies_grew() {
+	local n
+	n=$(tail_copies)
+	echo "tail copies sent: ${n:-none} (before: $1)"
+	[ "${n:-0}" -gt "$1" ] || fail "no tail copy sent"
+}
+
 bundles() {
 	local n
 	n=$(rdma statistic show link mrcf0/1 |
@@ -81,6 +99,8 @@ bundles() {
 case_host_cleanup() {
 	g a down
 	g b down
+	g a tail_dup 0 2>/dev/null || true
+	g b tail_dup 0 2>/dev/null || true
 }
 
 case_main "$@"
@@ -92,6 +112,15 @@ pp_run -s 4096 -n 50
 pp_run -s 65536 -n 10
 pp_run -s 1048576 -n 3
 pp_run_uc -s 65536 -n 10
+copies_a=$(g a tail_copies)
+copies_b=$(g b tail_copies)
+g a tail_dup 64
+g b tail_dup 64
+PP_NOTE="$PP_NOTE, tail_dup 64" pp_run -s 65536 -n 10
+g a tail_copies_grew "$copies_a"
+g b tail_copies_grew "$copies_b"
+g a tail_dup 0
+g b tail_dup 0
 g b fault_check
 g a retransmits
 g a bundles
