@@ -703,7 +703,8 @@ static u64 rack_path(struct mrc_conn *c, struct mrc_path *p, u64 now,
 	if (ev.lost_bytes)
 		mrc_cc_on_loss(&p->cc, ev.lost_bytes);
 	/* [PATH-5] lost while others deliver: the route may be dark */
-	if (mrc_sched_on_lost(p, &c->cfg.sched, ev.n_lost, now)) {
+	if (mrc_sched_on_lost(c->path, c->cfg.npaths, p->id, &c->cfg.sched,
+			      ev.n_lost, now)) {
 		c->stats.path_fails++;
 		mrc_path_tx_abandon(&p->tx, &ev);
 		for (j = 0; j < ev.n_lost; j++)
@@ -1439,7 +1440,7 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 		}
 		mrc_cc_on_rto(&p->cc, &c->cfg.cc);
 		was = p->state;
-		mrc_sched_on_rto(p, &c->cfg.sched, now);
+		mrc_sched_on_rto(c->path, c->cfg.npaths, i, &c->cfg.sched, now);
 		if (was != MRC_PATH_FAILED && p->state == MRC_PATH_FAILED)
 			c->stats.path_fails++;
 	}

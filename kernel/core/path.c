@@ -73,6 +73,7 @@ void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cf
 	tx->lent_srtt_ns = 0;
 	tx->lent_rttvar_ns = 0;
 	tx->min_rtt_ns = 0;
+	tx->late_rtt_ns = 0;
 	tx->ans_srtt_ns = 0;
 	tx->ans_rttvar_ns = 0;
 	tx->rto_ns = cfg->rto_init_ns;
@@ -483,12 +484,21 @@ enum mrc_path_ack_result mrc_path_tx_on_ack(struct mrc_path_tx *tx,
 
 	if (rtt_ns && progress)
 		rtt_sample(tx, cfg, rtt_ns);
+	/*
+	 * [PATH-5] losses that arrived after all: the route delivers, if
+	 * slowly, and may be silent that long again. The round trip is the
+	 * ACK's own (its echoed timestamp), not the late packet's send time:
+	 * a late packet's first ACK may have been lost.
+	 */
+	if (rtt_ns && ev->n_late)
+		tx->late_rtt_ns = mrc_max_u64(tx->late_rtt_ns, rtt_ns);
 	/* [REL-10] its answer, held or not: PSNs are never reused */
 	if (asked && slot_of(tx, tx->req_psn)->state == MRC_SLOT_ACKED)
 		answer_sample(tx, now > tx->req_at ? now - tx->req_at : 0);
 	tx->clean_acks += ev->n_acked - ev->n_late;
 	if (tx->clean_acks >= MRC_PATH_REORDER_DECAY) {
 		tx->clean_acks = 0;
+		tx->late_rtt_ns /= 2;
 		tx->reorder = mrc_max_u32(tx->reorder / 2,
 					  mrc_max_u32(cfg->reorder_pkts, 1));
 	}

@@ -121,6 +121,12 @@ struct mrc_path_tx {
 	u64 lent_srtt_ns;
 	u64 lent_rttvar_ns;
 	u64 min_rtt_ns;
+	/*
+	 * [PATH-5] the longest round trip of a packet declared lost that was
+	 * acknowledged after all: how long this route and the endpoints may
+	 * hold a packet and still deliver it
+	 */
+	u64 late_rtt_ns;
 	u64 rto_ns;		/* current timeout, backoff included */
 	u64 rto_deadline;	/* 0: timer not armed */
 	u64 pto_deadline;	/* probe timeout ([REL-10]); 0: not armed */

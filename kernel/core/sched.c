@@ -458,9 +458,20 @@ static void fail(struct mrc_path *p, u8 why, u64 now)
 	p->fails++;
 }
 
-bool mrc_sched_on_lost(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
-		       u32 n, u64 now)
+u64 mrc_sched_late_rtt(const struct mrc_path *paths, u32 npaths)
 {
+	u64 late = 0;
+	u32 i;
+
+	for (i = 0; i < npaths; i++)
+		late = mrc_max_u64(late, paths[i].tx.late_rtt_ns);
+	return late;
+}
+
+bool mrc_sched_on_lost(struct mrc_path *paths, u32 npaths, u32 i,
+		       const struct mrc_sched_cfg *cfg, u32 n, u64 now)
+{
+	struct mrc_path *p = &paths[i];
 	u64 quiet = p->tx.srtt_ns ? 2 * p->tx.srtt_ns : p->tx.rto_ns;
 
 	if (p->state == MRC_PATH_FAILED || !n)
@@ -471,9 +482,12 @@ bool mrc_sched_on_lost(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
 	 * paths deliver what was sent after it: its packets fall to
 	 * [REL-22] a few at a time and no ACK of its own comes. A congested
 	 * route's late packets fall too, but its ACKs keep coming, and the
-	 * two RTTs of silence are its own, queue included. A probe lost
-	 * that way fails the new route at once.
+	 * two RTTs of silence are its own, queue included; losses that
+	 * were acknowledged after all showed how long a route of these
+	 * endpoints may be silent and still deliver. A probe lost that way
+	 * fails the new route at once.
 	 */
+	quiet = mrc_max_u64(quiet, mrc_sched_late_rtt(paths, npaths));
 	if (p->state == MRC_PATH_PROBING)
 		fail(p, MRC_FAIL_PROBE, now);
 	else if (cfg->fail_lost && p->lost_streak >= cfg->fail_lost &&
@@ -485,18 +499,23 @@ bool mrc_sched_on_lost(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
 	return true;
 }
 
-void mrc_sched_on_rto(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
-		      u64 now)
+void mrc_sched_on_rto(struct mrc_path *paths, u32 npaths, u32 i,
+		      const struct mrc_sched_cfg *cfg, u64 now)
 {
+	struct mrc_path *p = &paths[i];
+
 	/*
 	 * [PATH-5] failure is silence: fail_rtos timeouts in a row with no
-	 * ACK at all, or any timeout while the route is still unproven.
+	 * ACK at all, for longer than a late ACK ever took, or any timeout
+	 * while the route is still unproven. Until then the timeout only
+	 * resends.
 	 */
 	if (p->state == MRC_PATH_FAILED)
 		return;
 	if (p->state == MRC_PATH_PROBING)
 		fail(p, MRC_FAIL_PROBE, now);
-	else if (p->tx.retries >= cfg->fail_rtos)
+	else if (p->tx.retries >= cfg->fail_rtos &&
+		 now - p->tx.last_ack_ns >= mrc_sched_late_rtt(paths, npaths))
 		fail(p, MRC_FAIL_RTO, now);
 }
 

@@ -151,16 +151,23 @@ void mrc_sched_on_ack(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 		      const struct mrc_cc_cfg *ccfg, u64 hint, u64 now);
 
 /*
- * @n packets of the path were declared lost without an ACK of it: by
+ * @n packets of path @i were declared lost without an ACK of it: by
  * [REL-22] or its probe timeout. True if the path failed ([PATH-5]): the
  * caller then declares its packets in flight lost (mrc_path_tx_abandon()).
  */
-bool mrc_sched_on_lost(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
-		       u32 n, u64 now);
+bool mrc_sched_on_lost(struct mrc_path *paths, u32 npaths, u32 i,
+		       const struct mrc_sched_cfg *cfg, u32 n, u64 now);
 
-/* The path's retransmission timer fired. */
-void mrc_sched_on_rto(struct mrc_path *p, const struct mrc_sched_cfg *cfg,
-		      u64 now);
+/* Path @i's retransmission timer fired. */
+void mrc_sched_on_rto(struct mrc_path *paths, u32 npaths, u32 i,
+		      const struct mrc_sched_cfg *cfg, u64 now);
+
+/*
+ * [PATH-5] How long a path of the connection may be silent and still
+ * deliver: the longest round trip of its packets declared lost and
+ * acknowledged after all, on any path.
+ */
+u64 mrc_sched_late_rtt(const struct mrc_path *paths, u32 npaths);
 
 /*
  * [PATH-4] The PROBE REQ of probing path @p was answered (the path is

@@ -634,7 +634,7 @@ TEST(Sched, FailAndReentropy)
 	EXPECT_NE(c->path[0].sport, c->path[1].sport);	// [PATH-3]
 	mrc_path *p = &c->path[0];
 	p->tx.retries = cfg.sched.fail_rtos;
-	mrc_sched_on_rto(p, &cfg.sched, 5);
+	mrc_sched_on_rto(p, 1, 0, &cfg.sched, 5);
 	EXPECT_EQ(p->state, MRC_PATH_FAILED);
 	// [PATH-6] a failed path is skipped
 	for (int i = 0; i < 4; i++)
@@ -655,6 +655,47 @@ TEST(Sched, FailAndReentropy)
 	// a probing path with nothing in flight goes first, once
 	c->path[0].tx.inflight_pkts = 0;
 	EXPECT_EQ(mrc_sched_pick(&c->sched, c->path, 2, 1024, true, 0), 0);
+}
+
+// [PATH-5] late is not silent: once a loss of any path of the connection
+// was acknowledged after all, 30 ms after the ACK's packet left, neither
+// a timeout nor [REL-22]'s losses fail a path silent for less than that;
+// silent as long, they do.
+TEST(Sched, LateLossesHoldOffFailure)
+{
+	std::unique_ptr<mrcsim::Conn> c(new mrcsim::Conn);
+	mrc_conn_cfg cfg;
+	const uint64_t ms = 1000000;
+
+	mrc_conn_cfg_default(&cfg, 2, 1024);
+	ASSERT_TRUE(c->init(cfg, 0));
+	for (mrc_path &p : c->path) {
+		p.tx.srtt_ns = 2 * ms;
+		p.tx.last_ack_ns = 100 * ms;
+	}
+	c->path[1].tx.late_rtt_ns = 30 * ms;
+	EXPECT_EQ(mrc_sched_late_rtt(c->path, 2), 30 * ms);
+	mrc_path *p = &c->path[0];
+	p->tx.retries = cfg.sched.fail_rtos;
+	mrc_sched_on_rto(c->path, 2, 0, &cfg.sched, 129 * ms);
+	EXPECT_EQ(p->state, MRC_PATH_ACTIVE);
+	EXPECT_FALSE(mrc_sched_on_lost(c->path, 2, 0, &cfg.sched,
+				       cfg.sched.fail_lost, 129 * ms));
+	EXPECT_EQ(p->state, MRC_PATH_ACTIVE);
+	EXPECT_TRUE(mrc_sched_on_lost(c->path, 2, 0, &cfg.sched, 1, 130 * ms));
+	EXPECT_EQ(p->fail_why, MRC_FAIL_SILENT);
+	// the other path's timeout, as long silent, fails it too
+	c->path[1].tx.retries = cfg.sched.fail_rtos;
+	mrc_sched_on_rto(c->path, 2, 1, &cfg.sched, 130 * ms);
+	EXPECT_EQ(c->path[1].fail_why, MRC_FAIL_RTO);
+	// without late losses two RTTs of silence are enough
+	for (mrc_path &q : c->path) {
+		q.state = MRC_PATH_ACTIVE;
+		q.tx.late_rtt_ns = 0;
+		q.lost_streak = 0;
+	}
+	EXPECT_TRUE(mrc_sched_on_lost(c->path, 2, 0, &cfg.sched,
+				      cfg.sched.fail_lost, 104 * ms));
 }
 
 // [PATH-10] a path that delivers less than the others moves only while

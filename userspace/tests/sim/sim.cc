@@ -163,6 +163,12 @@ void Sim::transmit(bool to_b, uint16_t sport, uint32_t bytes, Pkt p)
 		p.at += link_.reorder_ns;
 		st_.reordered++;
 	}
+	for (const Stall &s : stalls_)
+		if (link_.links && s.link == l && s.to_b == to_b &&
+		    p.at >= s.from_ns && p.at < s.to_ns) {
+			p.at = s.to_ns;
+			st_.stalled++;
+		}
 	p.order = order_++;
 	q_.push(p);
 	if (link_.dup > 0 && uniform() < link_.dup) {

@@ -103,7 +103,7 @@ struct Stats {
 	uint64_t tail_dups = 0;		// [REL-25] copies sent
 	uint64_t end_ns = 0, max_pkt_len = 0;
 	uint64_t inflight_sum = 0, inflight_samples = 0, blocked_conn = 0;
-	uint64_t blackholed = 0, blackholed_data = 0;
+	uint64_t blackholed = 0, blackholed_data = 0, stalled = 0;
 	uint64_t probes = 0, probes_answered = 0;	// [PATH-4] REQs b took, RESPs a took
 	// fabric: new payload bytes placed per bucket, in all and per link
 	// the data took; data packets sent per link
@@ -111,6 +111,18 @@ struct Stats {
 	std::vector<std::vector<uint64_t>> link_goodput;
 	std::vector<uint64_t> link_pkts;
 	std::vector<std::string> errors;
+};
+
+// Link @link holds what it carries in one direction during [from, to)
+// and delivers it, in order, at @to: a TCG guest whose vCPU was away
+// (it forwards for its router and runs its endpoint) takes up the
+// backlog of each of its NICs in turn, so after a stall of the whole
+// guest its links' packets arrive link by link (stalls of every link
+// with staggered ends), each link's late and the first ones early.
+struct Stall {
+	uint32_t link;
+	uint64_t from_ns, to_ns;
+	bool to_b = true;		// data A->B, or ACKs B->A
 };
 
 class Sim : private EndpointIo {
@@ -123,6 +135,7 @@ public:
 
 	void add_outage(const Outage &o) { outages_.push_back(o); }
 	void add_blackhole(const Blackhole &b) { holes_.push_back(b); }
+	void add_stall(const Stall &s) { stalls_.push_back(s); }
 	// Change link @l's impairments from now on (between run() calls).
 	void set_link(uint32_t l, const FabricLink &f) { link_.link.at(l) = f; }
 	// The fabric link a packet from @sport takes in direction @to_b.
@@ -190,6 +203,7 @@ private:
 	std::priority_queue<Pkt, std::vector<Pkt>, Later> q_;
 	std::vector<Outage> outages_;
 	std::vector<Blackhole> holes_;
+	std::vector<Stall> stalls_;
 	std::vector<uint64_t> link_busy_[2];	// fabric: per direction, per link
 	uint64_t hash_seed_;
 	uint64_t now_ = 0, order_ = 0;
