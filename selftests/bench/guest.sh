@@ -303,7 +303,8 @@ telemetry() {
 	fi
 	[ -z "$pid" ] || [ ! -e "/proc/$pid" ] || return 0
 	[ -x "$top" ] || { echo "no $top (make userspace)" >&2; exit 1; }
-	up 1
+	# the tracepoints are the module's
+	modprobe metaroce || exit 1
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	setsid bash -c 'echo $$ > "$0.pid"; exec timeout 3600 "$1" -i 1 > "$0" 2>&1' \
 		"$TOPLOG" "$top" < /dev/null > /dev/null 2>&1 &
