@@ -45,6 +45,23 @@ struct {
 /* events the ring buffer had no room for */
 u64 mrc_events_lost;
 
+/* a new sample (the count moved) joins its window's max */
+static __always_inline void fold_rtt(struct mrc_telem_val *v,
+				     const struct mrc_path_rec *r, u64 now)
+{
+	u64 age = now - v->rtt_win_ns;
+
+	if (age >= MRC_TELEM_RTT_WINDOW_NS) {
+		v->rtt_prev_max_us = age < 2 * MRC_TELEM_RTT_WINDOW_NS ?
+				     v->rtt_max_us : 0;
+		v->rtt_max_us = 0;
+		v->rtt_win_ns = now;
+	}
+	if (r->rtt_samples != v->rtt_samples && r->rtt_us > v->rtt_max_us)
+		v->rtt_max_us = r->rtt_us;
+	v->rtt_samples = r->rtt_samples;
+}
+
 static __always_inline void note(struct mrc_path_ctx *ctx, bool change)
 {
 	struct mrc_telem_key key = {};
@@ -73,6 +90,7 @@ static __always_inline void note(struct mrc_path_ctx *ctx, bool change)
 	v = bpf_map_lookup_elem(&mrc_paths, &key);
 	if (v) {
 		/* racing records of one path may interleave: numbers stay plausible */
+		fold_rtt(v, &nv.rec, nv.ts_ns);
 		__builtin_memcpy(&v->rec, &nv.rec, sizeof(v->rec));
 		v->ts_ns = nv.ts_ns;
 		if (change) {
@@ -84,6 +102,7 @@ static __always_inline void note(struct mrc_path_ctx *ctx, bool change)
 		}
 		return;
 	}
+	fold_rtt(&nv, &nv.rec, nv.ts_ns);
 	if (change) {
 		nv.change_ns = nv.ts_ns;
 		nv.changes = 1;

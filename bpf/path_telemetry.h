@@ -25,6 +25,8 @@ typedef __u64 u64;
 /* An LRU map: the paths heard from least recently make room. */
 #define MRC_TELEM_MAX_PATHS	4096
 #define MRC_TELEM_EVENT_BYTES	(64 * 1024)
+/* The recent max RTT spans the current window of this length and the last. */
+#define MRC_TELEM_RTT_WINDOW_NS	1000000000ull
 
 /* bpf_helpers.h has an __array of its own: keep it */
 #pragma push_macro("__field")
@@ -54,6 +56,16 @@ struct mrc_telem_val {
 	u64 change_ns;			/* of the newest state/port change */
 	u64 acks;			/* ACKs seen since the program loaded */
 	u64 changes;			/* changes seen since then */
+	/*
+	 * The record has the newest RTT sample only: the largest of those
+	 * this program saw, per window, is the path's recent max RTT
+	 * (figures.cc recent_max_rtt_us()).
+	 */
+	u64 rtt_win_ns;			/* when the current window began */
+	u32 rtt_max_us;			/* largest sample in it */
+	u32 rtt_prev_max_us;		/* ... in the window before, if adjacent */
+	u32 rtt_samples;		/* rec.rtt_samples of the last fold */
+	u32 pad;
 };
 
 /* One per mrc_path_state record, in the ring buffer mrc_events. */

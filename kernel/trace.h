@@ -47,6 +47,8 @@ DECLARE_EVENT_CLASS(mrc_path_class,
 				   __entry->lost_pkts = mrc_path_tx_lost(&p->tx);
 				   __entry->late_pkts = p->tx.late_acks;
 				   __entry->rto_fired = p->tx.rto_fired;
+				   __entry->tx_bytes = p->tx.sent_bytes;
+				   __entry->acked_bytes = p->tx.acked_bytes;
 				   __entry->qpn = xp->qp->ibqp.qp_num;
 				   __entry->srtt_us = mrc_trace_us(p->tx.srtt_ns);
 				   __entry->min_rtt_us = mrc_trace_us(p->tx.min_rtt_ns);
@@ -57,6 +59,8 @@ DECLARE_EVENT_CLASS(mrc_path_class,
 				   __entry->ce = p->ce_seen;
 				   __entry->rate_hint = rate_hint;
 				   __entry->moves = (u32)(p->reentropies + p->repaths);
+				   __entry->rtt_us = mrc_trace_us(p->tx.last_rtt_ns);
+				   __entry->rtt_samples = p->tx.rtt_samples;
 				   __entry->loss_pm = (u16)p->cc.loss_pm;
 				   __entry->mark_pm = (u16)p->cc.mark_pm;
 				   __entry->sport = p->sport;

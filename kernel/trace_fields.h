@@ -28,6 +28,8 @@
 	__field(u64, lost_pkts)	/* declared lost: each resent */ \
 	__field(u64, late_pkts)	/* ... and acked after all */	\
 	__field(u64, rto_fired)				\
+	__field(u64, tx_bytes)	/* payload of tx_pkts */	\
+	__field(u64, acked_bytes)	/* payload of acked_pkts */ \
 	__field(u32, qpn)					\
 	__field(u32, srtt_us)	/* 0: no sample yet */		\
 	__field(u32, min_rtt_us)				\
@@ -38,6 +40,8 @@
 	__field(u32, ce)	/* peer's CE count, mod 2^32 */	\
 	__field(u32, rate_hint)	/* Mbit/s from this ACK, 0: none */ \
 	__field(u32, moves)	/* new ports: failures, [PATH-10] */ \
+	__field(u32, rtt_us)	/* the newest sample, 0: none */ \
+	__field(u32, rtt_samples)	/* a new one when it moves */ \
 	__field(u16, loss_pm)	/* lost, per mille, average */	\
 	__field(u16, mark_pm)	/* CE-marked, per mille, average */ \
 	__field(u16, sport)					\

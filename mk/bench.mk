@@ -16,6 +16,10 @@
 #                      on both links (REPS=3, NLAT=2000): metaroce, metaroce
 #                      without the answer timeout, rxe
 #                      -> selftests/results/tail.md
+#   make bench-telemetry  ib_write_bw/ib_send_bw 64 KiB with metaroce-top
+#                      attached in both guests and without, alternating
+#                      (REPS=3): the telemetry's cost in goodput
+#                      -> selftests/results/telemetry-overhead.md
 #   make bench-nvmeof  NVMe over Fabrics (fio on nvme-rdma/nvmet-rdma), IOPS
 #                      and MiB/s -> selftests/results/nvmeof.md (REPS=3,
 #                      RUNTIME=20 s per fio run)
@@ -41,7 +45,7 @@ BENCH_BED_ARGS ?= --mtu 9000
 MULTIPATH_BED_ARGS ?= --fabric ecmp --links 4 --mtu 1500
 
 .PHONY: bench-verbs bench-loss bench-loss-targets bench-loss-alternate \
-	bench-tail bench-cpu bench-nvmeof bench-multipath
+	bench-tail bench-cpu bench-telemetry bench-nvmeof bench-multipath
 
 # bench_run MODE[,BED ARGS]
 define bench_run
@@ -71,6 +75,9 @@ bench-tail: deps-check module userspace
 
 bench-cpu: deps-check module userspace
 	$(call bench_run,cpu)
+
+bench-telemetry: deps-check module userspace
+	$(call bench_run,telemetry)
 
 bench-nvmeof: deps-check module userspace
 	$(call bench_run,nvmeof)

@@ -249,6 +249,7 @@ u32 mrc_path_tx_send(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 	tx->inflight_pkts++;
 	tx->inflight_bytes += len;
 	tx->sent_pkts++;
+	tx->sent_bytes += len;
 	/* RFC 6298 (5.1): start the timer when it is not running. */
 	if (!tx->rto_deadline)
 		tx->rto_deadline = now + tx->rto_ns;
@@ -305,6 +306,8 @@ static void rtt_sample(struct mrc_path_tx *tx, const struct mrc_path_cfg *cfg,
 
 	if (!r)
 		r = 1;
+	tx->last_rtt_ns = r;
+	tx->rtt_samples++;
 	if (!tx->srtt_ns) {
 		tx->srtt_ns = r;
 		tx->rttvar_ns = r / 2;
@@ -337,6 +340,7 @@ static void mark_acked(struct mrc_path_tx *tx, u32 psn,
 		tx->inflight_bytes -= s->len;
 		ev->acked_bytes += s->len;
 		tx->acked_pkts++;
+		tx->acked_bytes += s->len;
 		*progress = true;
 	} else if (s->state == MRC_SLOT_LOST) {
 		/*

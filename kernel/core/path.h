@@ -156,6 +156,11 @@ struct mrc_path_tx {
 	u64 pto_fired;
 	u64 pto_answer;		/* ... of those, a request's answer overdue */
 	u64 sack_walked;	/* SACK bits looked at one by one */
+	/* for telemetry: utilisation in bytes, and delay beyond the srtt */
+	u64 sent_bytes;		/* payload of sent_pkts */
+	u64 acked_bytes;	/* payload of acked_pkts */
+	u64 last_rtt_ns;	/* the newest RTT sample; 0: none yet */
+	u32 rtt_samples;	/* samples taken, mod 2^32: tells a new one */
 };
 
 /* Why an ACK was sent ([REL-13]), for counters; not on the wire. */

@@ -245,6 +245,7 @@ static void mrc_path_tx_assigns_psns(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrc_path_tx_send(&t->tx, &t->cfg, 0, 12, 50), 0u);
 	KUNIT_EXPECT_EQ(test, t->tx.inflight_pkts, 3u);
 	KUNIT_EXPECT_EQ(test, t->tx.inflight_bytes, 250u);
+	KUNIT_EXPECT_EQ(test, t->tx.sent_bytes, 250ull);
 	KUNIT_EXPECT_EQ(test, mrc_path_tx_room(&t->tx), MRC_PATH_WND - 3u);
 	for (i = 3; i < MRC_PATH_WND; i++)
 		mrc_path_tx_send(&t->tx, &t->cfg, 0, i, 1);
@@ -278,6 +279,8 @@ static void mrc_path_tx_cumulative_ack(struct kunit *test)
 	mrc_path_tx_on_ack(&t->tx, &t->cfg, 2 * MS, &s, 0, &t->ev);
 	KUNIT_EXPECT_EQ(test, t->ev.n_acked, 0u);
 	KUNIT_EXPECT_EQ(test, t->tx.acked_pkts, 5ull);
+	KUNIT_EXPECT_EQ(test, t->tx.acked_bytes, 5000ull);
+	KUNIT_EXPECT_EQ(test, t->tx.sent_bytes, 5000ull);
 }
 
 static void mrc_path_tx_gap_is_loss(struct kunit *test)
@@ -538,6 +541,7 @@ static void mrc_path_tx_rtt_estimator(struct kunit *test)
 	struct mrc_sack s;
 
 	mrc_path_tx_send(&t->tx, &t->cfg, 0, 1, 10);
+	KUNIT_EXPECT_EQ(test, t->tx.rtt_samples, 0u);
 	mrc_t_sack(&s, 1, NULL, 0);
 	mrc_path_tx_on_ack(&t->tx, &t->cfg, 0, &s, 8 * MS, &t->ev);
 	KUNIT_EXPECT_EQ(test, t->tx.srtt_ns, 8 * MS);
@@ -552,6 +556,9 @@ static void mrc_path_tx_rtt_estimator(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->tx.srtt_ns, 9 * MS);
 	KUNIT_EXPECT_EQ(test, t->tx.min_rtt_ns, 8 * MS);
 	KUNIT_EXPECT_EQ(test, t->tx.rto_ns, 29 * MS);
+	/* telemetry's newest sample, and a count that tells it is new */
+	KUNIT_EXPECT_EQ(test, t->tx.last_rtt_ns, 16 * MS);
+	KUNIT_EXPECT_EQ(test, t->tx.rtt_samples, 2u);
 
 	/* Floors and caps. */
 	mrc_path_tx_reset_rtt(&t->tx, &t->cfg);

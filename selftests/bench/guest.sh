@@ -19,6 +19,7 @@
 #   guest.sh iperf_server PORT       start an iperf3 server (one test)
 #   guest.sh iperf_client PORT LEN BYTES
 #                                    send BYTES in writes of LEN over TCP
+#   guest.sh telemetry on|off        metaroce-top attached in this guest, or not
 set -uo pipefail
 
 SLOG=/tmp/mrc-bench-server
@@ -280,6 +281,39 @@ iperf_client() {
 	[ $rc != 0 ] && [ $rc != 124 ] && st=fail
 	[ $st = ok ] || tail -3 /tmp/mrc-bench-iperf >&2
 	echo "RESULT $st $len $((bytes / len)) 0 0 $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') 0 0"
+}
+
+# telemetry on: metaroce-top runs as an operator would run it (its BPF
+# programs on the tracepoints, a table a second, to a file); returns once
+# it has attached. off: it is gone, and its programs with it.
+TOPLOG=/tmp/mrc-bench-top
+telemetry() {
+	local top=$TOP/build/userspace/tools/metaroce-top/metaroce-top pid i
+	pid=$(cat "$TOPLOG.pid" 2>/dev/null)
+	if [ "$1" = off ]; then
+		[ -n "$pid" ] || return 0
+		kill "$pid" 2>/dev/null
+		for ((i = 0; i < 100; i++)); do
+			[ -e "/proc/$pid" ] || break
+			sleep 0.1
+		done
+		rm -f "$TOPLOG.pid"
+		[ ! -e "/proc/$pid" ] || { echo "metaroce-top $pid did not end" >&2; exit 1; }
+		return 0
+	fi
+	[ -z "$pid" ] || [ ! -e "/proc/$pid" ] || return 0
+	[ -x "$top" ] || { echo "no $top (make userspace)" >&2; exit 1; }
+	# the tracepoints are the module's
+	modprobe metaroce || exit 1
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	setsid bash -c 'echo $$ > "$0.pid"; exec timeout 3600 "$1" -i 1 > "$0" 2>&1' \
+		"$TOPLOG" "$top" < /dev/null > /dev/null 2>&1 &
+	for ((i = 0; i < 300; i++)); do
+		grep -qs "attached to" "$TOPLOG" && return 0
+		sleep 0.1
+	done
+	echo "metaroce-top did not attach: $(head -3 "$TOPLOG")" >&2
+	exit 1
 }
 
 counters() {

@@ -10,7 +10,9 @@
 # host), and
 # the client QP's per-path packet counters and the device counters move
 # and agree (sent <= tx_packets of the device, acked <= sent, acked paths
-# > 0); metaroce-top --json shows the QP. The fault layer then drops every
+# > 0), and so do its byte counters (acked <= sent bytes, at most a jumbo
+# frame's payload per packet); metaroce-top --json shows the QP, its byte
+# rates and a recent max RTT at least its least RTT. The fault layer then drops every
 # packet a sends on path 1's port: the path fails, and metaroce-top prints
 # the state change (event ... -> failed) while the transfer completes.
 set -euo pipefail
@@ -135,7 +137,7 @@ path_sum() {
 
 # scrape_check QPN: two scrapes while data moves; both valid, counters move
 scrape_check() {
-	local qpn=$1 s0 s1 t0 t1 a1 d0 d1 acked
+	local qpn=$1 s0 s1 t0 t1 a1 d0 d1 acked b0 b1 ab1
 	scrape 0 || fail "first scrape failed"
 	acked=$(qp_attr p0_acked)
 	wait_until "more data on path 0" acked_beyond "$((acked + 256))"
@@ -150,7 +152,15 @@ scrape_check() {
 	t1=$(sample "$SCRAPE.1" metaroce_device_tx_packets_total 'dev="mrc0"')
 	d0=$(sample "$SCRAPE.0" metaroce_device_acks_received_total 'dev="mrc0"')
 	d1=$(sample "$SCRAPE.1" metaroce_device_acks_received_total 'dev="mrc0"')
+	b0=$(path_sum "$SCRAPE.0" metaroce_path_sent_bytes_total "$qpn")
+	b1=$(path_sum "$SCRAPE.1" metaroce_path_sent_bytes_total "$qpn")
+	ab1=$(path_sum "$SCRAPE.1" metaroce_path_acked_bytes_total "$qpn")
 	echo "  a: QP $qpn paths sent $s0 -> $s1 (acked $a1); device tx_packets $t0 -> $t1, acks_received $d0 -> $d1"
+	echo "  a: QP $qpn paths sent bytes $b0 -> $b1 (acked $ab1)"
+	[ "$b1" -gt "$b0" ] || fail "the paths' sent bytes did not move"
+	[ "$ab1" -gt 0 ] && [ "$ab1" -le "$b1" ] || fail "acked bytes $ab1 against sent bytes $b1"
+	[ "$b1" -le $((s1 * 9000)) ] && [ "$ab1" -le $((a1 * 9000)) ] ||
+		fail "more than 9000 payload bytes a packet: sent $b1 in $s1, acked $ab1 in $a1"
 	[ -n "$t1" ] && [ -n "$d1" ] || fail "no device counters in the page"
 	[ "$s1" -gt "$s0" ] || fail "the paths' sent packets did not move"
 	[ "$t1" -gt "$t0" ] && [ "$d1" -gt "$d0" ] || fail "the device counters did not move"
@@ -166,7 +176,12 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 c = [c for c in d["connections"] if c["dev"] == "mrc0" and c["qpn"] == int(sys.argv[2])]
 ok = c and c[0]["tx_pkts"] > 0 and c[0]["path"][0]["state"] in ("active", "congested", "probing", "failed")
-sys.exit(0 if ok and c[0]["path"][0].get("tx_pps", 0) > 0 else 1)
+p = c[0]["path"][0] if ok else {}
+# the recent max RTT: of a sample within 2 s, so not below the least ever
+ok = ok and p.get("tx_pps", 0) > 0 and p.get("tx_bytes_ps", 0) > 0
+ok = ok and p["max_rtt_us"] >= p["min_rtt_us"] > 0 and p["rtt_us"] > 0
+ok = ok and 0 < p["acked_bytes"] <= p["tx_bytes"] and c[0]["max_rtt_us"] >= p["max_rtt_us"]
+sys.exit(0 if ok else 1)
 ' "$SCRAPE.json" "$1"
 }
 

@@ -44,6 +44,19 @@ void expect_clean(mrcsim::Sim &sim, bool ok, const char *what)
 		ADD_FAILURE() << what << ": " << e;
 	EXPECT_TRUE(ok) << what << ": not finished, tx " << st.msgs_done_tx
 			<< " rx " << st.msgs_done_rx << " at t=" << st.end_ns;
+	// telemetry's byte counters: what was acked was sent, and data
+	// delivered was acked on some path
+	uint64_t acked = 0;
+
+	for (const mrc_conn *c : { sim.sender(), sim.receiver() })
+		for (uint32_t i = 0; i < MRC_MAX_PATHS; i++) {
+			const mrc_path_tx &t = c->path[i].tx;
+
+			EXPECT_LE(t.acked_bytes, t.sent_bytes) << what << " path " << i;
+			acked += t.acked_bytes;
+		}
+	if (st.bytes_rx)
+		EXPECT_GT(acked, 0u) << what;
 	::testing::Test::RecordProperty(std::string(what) + "_data_pkts",
 		       std::to_string(st.data_pkts));
 }

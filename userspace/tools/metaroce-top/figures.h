@@ -23,7 +23,13 @@ struct PathFig {
   double change_age_s = -1; // since the newest state change; -1: none seen
   bool rates = false;       // false: first sample, no rates yet
   double tx_pps = 0, acked_pps = 0, lost_pps = 0;
+  double tx_Bps = 0, acked_Bps = 0;  // payload bytes per second
+  uint32_t max_rtt_us = 0;           // recent_max_rtt_us() as of the sample
 };
+
+// The largest RTT sample of the last one to two windows
+// (MRC_TELEM_RTT_WINDOW_NS) before @now_ns; 0: none that recent.
+uint32_t recent_max_rtt_us(const mrc_telem_val &v, uint64_t now_ns);
 
 struct ConnFig {
   std::string dev;
@@ -33,7 +39,10 @@ struct ConnFig {
   unsigned paths = 0;
   unsigned by_state[4] = {};  // probing, active, congested, failed
   uint64_t tx_pkts = 0, acked_pkts = 0, lost_pkts = 0;
+  uint64_t tx_bytes = 0, acked_bytes = 0;
   double tx_pps = 0, acked_pps = 0, lost_pps = 0;
+  double tx_Bps = 0, acked_Bps = 0;
+  uint32_t max_rtt_us = 0;  // the largest of its paths'
   std::vector<PathFig> path;
 };
 
@@ -45,7 +54,7 @@ class Rates {
 
  private:
   struct Prev {
-    uint64_t at_ns, tx, acked, lost;
+    uint64_t at_ns, tx, acked, lost, tx_bytes, acked_bytes;
   };
   std::map<std::tuple<std::string, uint32_t, uint32_t>, Prev> prev_;
 };

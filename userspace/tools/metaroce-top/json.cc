@@ -79,6 +79,8 @@ void path_json(Out &o, const PathFig &f) {
   o.u("sport", p.sport);
   o.u("srtt_us", p.srtt_us);
   o.u("min_rtt_us", p.min_rtt_us);
+  o.u("max_rtt_us", f.max_rtt_us);
+  o.u("rtt_us", p.rtt_us);
   o.u("rto_us", p.rto_us);
   o.u("cwnd", p.cwnd);
   o.u("inflight", p.inflight);
@@ -86,6 +88,8 @@ void path_json(Out &o, const PathFig &f) {
   o.u("acked_pkts", p.acked_pkts);
   o.u("lost_pkts", p.lost_pkts);
   o.u("late_pkts", p.late_pkts);
+  o.u("tx_bytes", p.tx_bytes);
+  o.u("acked_bytes", p.acked_bytes);
   o.u("rto_fired", p.rto_fired);
   o.u("ce", p.ce);
   o.u("moves", p.moves);
@@ -96,6 +100,8 @@ void path_json(Out &o, const PathFig &f) {
     o.d("tx_pps", f.tx_pps);
     o.d("acked_pps", f.acked_pps);
     o.d("lost_pps", f.lost_pps);
+    o.d("tx_bytes_ps", f.tx_Bps);
+    o.d("acked_bytes_ps", f.acked_Bps);
   }
   o.close('}');
 }
@@ -121,9 +127,14 @@ std::string to_json(const std::vector<ConnFig> &conns, uint64_t real_ns, uint64_
     o.u("tx_pkts", c.tx_pkts);
     o.u("acked_pkts", c.acked_pkts);
     o.u("lost_pkts", c.lost_pkts);
+    o.u("tx_bytes", c.tx_bytes);
+    o.u("acked_bytes", c.acked_bytes);
+    o.u("max_rtt_us", c.max_rtt_us);
     o.d("tx_pps", c.tx_pps);
     o.d("acked_pps", c.acked_pps);
     o.d("lost_pps", c.lost_pps);
+    o.d("tx_bytes_ps", c.tx_Bps);
+    o.d("acked_bytes_ps", c.acked_Bps);
     o.open("path", '[');
     for (const PathFig &f : c.path) path_json(o, f);
     o.close(']');

@@ -12,9 +12,10 @@
 //   metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM] [-o KEY]
 //                [-r | --json]
 //
-// -o (--sort) orders the table's rows worst first: tx (packets/s), srtt,
-// retx (declared lost per second), loss, mark, moves, age; path (the
-// default) by device, QPN and path.
+// -o (--sort) orders the table's rows worst first: tx (packets/s), bytes
+// (payload bytes/s), srtt, maxrtt (recent max RTT), retx (declared lost
+// per second), loss, mark, moves, age; path (the default) by device, QPN
+// and path.
 //
 // -t names the trace system (default metaroce), for a renamed test build
 // of the module whose events live elsewhere.
@@ -98,22 +99,24 @@ void print_record(const std::vector<PathFig> &paths, double stale) {
 void print_table(std::vector<PathFig> paths, double stale, const std::string &sort) {
   sort_paths(&paths, sort);
   std::printf(
-      "%-8s %6s %4s %5s %-9s %6s %8s %8s %8s %8s %10s %8s %8s %8s %6s %8s %6s %5s %5s %5s\n",
+      "%-8s %6s %4s %5s %-9s %6s %8s %8s %8s %8s %10s %8s %8s %8s %6s %8s %6s %5s %5s %5s %8s "
+      "%10s %10s\n",
       "DEV", "QPN", "PATH", "SPORT", "STATE", "AGE_S", "SRTT_US", "MINRTT", "CWND", "INFLIGHT",
-      "TX_PKTS", "TX_PPS", "RETX", "SPURIOUS", "RTO", "CE", "HINT", "MOVES", "LOSS%", "MARK%");
+      "TX_PKTS", "TX_PPS", "RETX", "SPURIOUS", "RTO", "CE", "HINT", "MOVES", "LOSS%", "MARK%",
+      "MAXRTT", "TX_BPS", "ACKED_BPS");
   unsigned shown = 0;
   for (const PathFig &f : paths) {
     if (!visible(f, stale)) continue;
     const mrc_path_rec &p = f.row.val.rec;
     std::printf(
         "%-8s %6u %4u %5u %-9s %6.1f %8u %8u %8u %8u %10llu %8.0f %8llu %8llu %6llu %8u %6u %5u "
-        "%5.1f %5.1f\n",
+        "%5.1f %5.1f %8u %10.0f %10.0f\n",
         f.row.dev.c_str(), unsigned(f.row.qpn), unsigned(f.row.path), unsigned(p.sport),
         state_name(p.state), f.age_s, unsigned(p.srtt_us), unsigned(p.min_rtt_us),
         unsigned(p.cwnd), unsigned(p.inflight), (unsigned long long)p.tx_pkts, f.tx_pps,
         (unsigned long long)p.lost_pkts, (unsigned long long)p.late_pkts,
         (unsigned long long)p.rto_fired, unsigned(p.ce), unsigned(p.rate_hint), unsigned(p.moves),
-        p.loss_pm / 10.0, p.mark_pm / 10.0);
+        p.loss_pm / 10.0, p.mark_pm / 10.0, unsigned(f.max_rtt_us), f.tx_Bps, f.acked_Bps);
     shown++;
   }
   std::printf("-- %u path(s)\n", shown);

@@ -56,9 +56,13 @@ bool layout_matches(const char *tool, const std::string &system, const char *eve
   const Want want[] = {
       {"dev", h + offsetof(mrc_path_rec, dev), MRC_TP_DEV_LEN},
       {"tx_pkts", h + offsetof(mrc_path_rec, tx_pkts), 8},
+      {"tx_bytes", h + offsetof(mrc_path_rec, tx_bytes), 8},
+      {"acked_bytes", h + offsetof(mrc_path_rec, acked_bytes), 8},
       {"qpn", h + offsetof(mrc_path_rec, qpn), 4},
       {"rate_hint", h + offsetof(mrc_path_rec, rate_hint), 4},
       {"moves", h + offsetof(mrc_path_rec, moves), 4},
+      {"rtt_us", h + offsetof(mrc_path_rec, rtt_us), 4},
+      {"rtt_samples", h + offsetof(mrc_path_rec, rtt_samples), 4},
       {"mark_pm", h + offsetof(mrc_path_rec, mark_pm), 2},
       {"sport", h + offsetof(mrc_path_rec, sport), 2},
       {"state", h + offsetof(mrc_path_rec, state), 1},

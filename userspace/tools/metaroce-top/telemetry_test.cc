@@ -34,6 +34,8 @@ PathRow row(const char *dev, uint32_t qpn, uint32_t path, uint8_t state, uint64_
   r.val.rec.tx_pkts = tx;
   r.val.rec.acked_pkts = tx / 2;
   r.val.rec.lost_pkts = tx / 10;
+  r.val.rec.tx_bytes = tx * 1000;
+  r.val.rec.acked_bytes = tx * 500;
   r.val.rec.srtt_us = 120;
   r.val.rec.cwnd = 30000;
   r.val.rec.conn_cwnd = 60000;
@@ -79,9 +81,35 @@ TEST(TelemFigures, RatesBetweenSamples) {
   EXPECT_DOUBLE_EQ(second[0].tx_pps, 1000.0);
   EXPECT_DOUBLE_EQ(second[0].acked_pps, 500.0);
   EXPECT_DOUBLE_EQ(second[0].lost_pps, 100.0);
+  EXPECT_DOUBLE_EQ(second[0].tx_Bps, 1e6);
+  EXPECT_DOUBLE_EQ(second[0].acked_Bps, 5e5);
   // a counter going back is a new QP with the same number: no rate
   auto third = r.sample({row("mrc0", 17, 0, 1, 10, 9 * kSec)}, 10 * kSec);
   EXPECT_FALSE(third[0].rates);
+}
+
+// The BPF program keeps the largest sample per window (1 s) and of the
+// window before; what is recent depends on when the tool looks.
+TEST(TelemFigures, RecentMaxRtt) {
+  mrc_telem_val v{};
+  v.rtt_win_ns = 10 * kSec;
+  v.rtt_max_us = 300;
+  v.rtt_prev_max_us = 500;
+  EXPECT_EQ(recent_max_rtt_us(v, 10 * kSec + kSec / 2), 500u);  // both windows recent
+  EXPECT_EQ(recent_max_rtt_us(v, 11 * kSec + kSec / 5), 300u);  // the older one is gone
+  EXPECT_EQ(recent_max_rtt_us(v, 12 * kSec), 0u);               // no sample for 2 s
+  v.rtt_win_ns = 0;                                             // never folded
+  v.rtt_max_us = v.rtt_prev_max_us = 0;
+  EXPECT_EQ(recent_max_rtt_us(v, 12 * kSec), 0u);
+  Rates r;
+  auto a = row("mrc0", 17, 0, 1, 100, kSec), b = row("mrc0", 17, 1, 1, 100, kSec);
+  a.val.rtt_win_ns = b.val.rtt_win_ns = kSec;
+  a.val.rtt_max_us = 700;
+  b.val.rtt_max_us = 900;
+  const auto conns = by_connection(r.sample({a, b}, kSec + kSec / 2));
+  ASSERT_EQ(conns.size(), 1u);
+  EXPECT_EQ(conns[0].path[0].max_rtt_us, 700u);
+  EXPECT_EQ(conns[0].max_rtt_us, 900u);
 }
 
 // A failed or probing path gets no ACKs: it must not drop out of the view
@@ -108,6 +136,8 @@ TEST(TelemFigures, ConnectionSummary) {
   ASSERT_EQ(conns.size(), 3u);
   EXPECT_EQ(conns[0].paths, 2u);
   EXPECT_EQ(conns[0].tx_pkts, 150u);
+  EXPECT_EQ(conns[0].tx_bytes, 150000u);
+  EXPECT_EQ(conns[0].acked_bytes, 75000u);
   EXPECT_EQ(conns[0].by_state[1], 1u);
   EXPECT_EQ(conns[0].by_state[3], 1u);
   EXPECT_EQ(conns[0].conn_cwnd, 60000u);
@@ -159,10 +189,11 @@ TEST(TelemRender, JsonParses) {
       "python3 -c 'import json,sys; d=json.load(sys.stdin); c=d[\"connections\"];"
       "print(len(c), c[0][\"dev\"], c[0][\"qpn\"], c[0][\"path\"][1][\"state\"],"
       "c[0][\"path\"][0][\"tx_pps\"], c[0][\"path\"][0][\"mark_frac\"], d[\"events_lost\"],"
-      "c[1][\"dev\"], \"tx_pps\" in c[0][\"path\"][1])'",
+      "c[1][\"dev\"], \"tx_pps\" in c[0][\"path\"][1], c[0][\"path\"][0][\"tx_bytes_ps\"],"
+      "c[0][\"path\"][0][\"acked_bytes\"], c[0][\"tx_bytes\"])'",
       doc, &out);
   ASSERT_EQ(rc, 0) << out << doc;
-  EXPECT_EQ(out, "2 mrc0 17 failed 200 0.5 2 we\"ird\\ False\n") << doc;
+  EXPECT_EQ(out, "2 mrc0 17 failed 200 0.5 2 we\"ird\\ False 200000 150000 350000\n") << doc;
   EXPECT_NE(doc.find("we\\\"ird\\\\"), std::string::npos) << doc;
 }
 
@@ -196,6 +227,13 @@ TEST(TelemRender, PromtoolAcceptsThePage) {
             std::string::npos)
       << page;
   EXPECT_NE(page.find("metaroce_path_mark_ratio{dev=\"mrc0\",qpn=\"17\",path=\"0\"} 0.5\n"),
+            std::string::npos);
+  EXPECT_NE(page.find("metaroce_path_sent_bytes_total{dev=\"mrc0\",qpn=\"17\",path=\"0\"} 300000\n"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("metaroce_path_acked_bytes_total{dev=\"mrc0\",qpn=\"17\",path=\"0\"} 150000\n"),
+            std::string::npos);
+  EXPECT_NE(page.find("metaroce_path_recent_max_rtt_seconds{dev=\"mrc0\",qpn=\"17\",path=\"0\"} 0\n"),
             std::string::npos);
   EXPECT_NE(page.find("metaroce_device_tx_packets_total{dev=\"mrc0\"} 42\n"), std::string::npos);
   EXPECT_NE(page.find("metaroce_device_path_fails_total{dev=\"mrc0\"} 7\n"), std::string::npos);
