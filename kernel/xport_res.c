@@ -13,7 +13,7 @@
  * cookies, queue indexes, each path's sequence numbers and timers: what a
  * hang is understood from) is added while there is room; what did not fit
  * is dropped whole, group by group, and detail_omitted says how many
- * groups that was.
+ * groups that was. Paths that failed or probed give their detail first.
  */
 
 #include <rdma/restrack.h>
@@ -146,6 +146,29 @@ static int mrc_res_summary(struct sk_buff *msg, const struct mrc_xp *xp)
 	return err;
 }
 
+/*
+ * A path that failed or sent PROBE REQs is what someone reading a stalled
+ * or lopsided connection needs, and when the message is short of room the
+ * later groups are the ones dropped; so those paths' detail comes first.
+ */
+static bool mrc_res_troubled(const struct mrc_path *p)
+{
+	return p->fails || p->probes_sent;
+}
+
+/* The @n-th path in detail order, NULL past the last. */
+static const struct mrc_path *mrc_res_nth_detail(const struct mrc_conn *c,
+						 u32 n)
+{
+	u32 pass, i;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < c->cfg.npaths; i++)
+			if (mrc_res_troubled(&c->path[i]) == !pass && !n--)
+				return &c->path[i];
+	return NULL;
+}
+
 /* The groups of detail in order; false when @g is past the last. */
 static bool mrc_res_detail(struct sk_buff *msg, const struct mrc_xp *xp,
 			   u32 g, u64 now, int *err)
@@ -213,10 +236,10 @@ static bool mrc_res_detail(struct sk_buff *msg, const struct mrc_xp *xp,
 		}
 		g -= c->cfg.npaths - MRC_RES_PATHS;
 	}
-	/* ... then each path's detail */
-	if (g >= c->cfg.npaths)
+	/* ... then each path's detail, the troubled paths' first */
+	p = mrc_res_nth_detail(c, g);
+	if (!p)
 		return false;
-	p = &c->path[g];
 	{
 		const struct mrc_path_tx *tx = &p->tx;
 		const struct mrc_path_rx *rx = &p->rx;
