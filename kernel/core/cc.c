@@ -169,8 +169,8 @@ static void path_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
 			/* the average fell back by itself: the cut served */
 			p->undo_cwnd = 0;
 		}
+		p->last_total = total;
 	}
-	p->last_total = total;
 	/*
 	 * [PATH-10] what the path delivered, averaged over rounds (gain 1/4):
 	 * the scheduler compares its paths by it.
@@ -346,7 +346,7 @@ void mrc_cc_on_loss(struct mrc_cc_path *p, u32 lost)
 }
 
 /*
- * [CC-7] A loss that arrived late was none: out of this round's count, or,
+ * [CC-14] A loss that arrived late was none: out of this round's count, or,
  * counted in a round already ended, out of the average by the weight it
  * had in the last one (a round or two ago, as late ACKs come; older, it
  * weighed less, and the average only errs low, not below 0). A loss cut

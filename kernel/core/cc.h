@@ -64,7 +64,7 @@ struct mrc_cc_path {
 	u32 r_marked;
 	u32 r_lost;
 	u32 last_total;		/* acked + lost bytes of the last round ended */
-	/* [CC-7] the window before a loss cut that losses arriving late undo */
+	/* [CC-14] the window before a loss cut that losses arriving late undo */
 	u32 undo_cwnd;		/* 0: none */
 	u32 undo_ssthresh;
 	u64 r_min_rtt_ns;	/* smallest RTT sample this round, 0: none */
@@ -125,7 +125,7 @@ void mrc_cc_on_ack(struct mrc_cc_path *p, struct mrc_cc_conn *c,
 void mrc_cc_on_loss(struct mrc_cc_path *p, u32 lost);
 
 /*
- * [CC-7] @bytes the path declared lost (gap, [REL-22], probe timeout) on
+ * [CC-14] @bytes the path declared lost (gap, [REL-22], probe timeout) on
  * its current route were acknowledged after all: not losses.
  */
 void mrc_cc_on_late(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,

@@ -362,7 +362,7 @@ static void mark_acked(struct mrc_path_tx *tx, u32 psn,
 			tx->late_rack++;
 		}
 		/*
-		 * [CC-7] RTOs and failures feed no loss average, and one
+		 * [CC-14] RTOs and failures feed no loss average, and one
 		 * sent on an earlier route fed the old route's, gone
 		 */
 		if (s->lost_by != MRC_LOST_TIMER && s->lost_by != MRC_LOST_FAIL &&

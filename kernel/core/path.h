@@ -129,7 +129,7 @@ struct mrc_path_tx {
 	 */
 	u64 late_rtt_ns;
 	/*
-	 * [CC-7] the first PSN sent on the current route: a late ACK of an
+	 * [CC-14] the first PSN sent on the current route: a late ACK of an
 	 * older one takes nothing back from the new route's loss average
 	 */
 	u32 route_psn;
@@ -211,7 +211,7 @@ struct mrc_path_events {
 	u32 n_late;		/* of n_acked, ones declared lost earlier */
 	u32 n_late_rack;	/* ... of those, by [REL-22] */
 	/*
-	 * [CC-7] payload of the late ones whose loss this route's loss
+	 * [CC-14] payload of the late ones whose loss this route's loss
 	 * average counted (a gap, [REL-22] or a probe timeout)
 	 */
 	u32 late_bytes;

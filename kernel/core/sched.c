@@ -503,6 +503,7 @@ void mrc_sched_on_rto(struct mrc_path *paths, u32 npaths, u32 i,
 		      const struct mrc_sched_cfg *cfg, u64 rto_min_ns, u64 now)
 {
 	struct mrc_path *p = &paths[i];
+	u64 late = mrc_sched_late_rtt(paths, npaths);
 
 	/*
 	 * [PATH-5] failure is silence: fail_rtos timeouts in a row with no
@@ -510,8 +511,6 @@ void mrc_sched_on_rto(struct mrc_path *paths, u32 npaths, u32 i,
 	 * while the route is still unproven. Until then the timeout only
 	 * resends.
 	 */
-	u64 late = mrc_sched_late_rtt(paths, npaths);
-
 	if (p->state == MRC_PATH_FAILED)
 		return;
 	if (p->state == MRC_PATH_PROBING) {
