@@ -110,6 +110,19 @@ static u64 base_rtt(const struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg)
 	return mrc_min_u64(base, p->min_rtt_ns + cfg->delay_target_ns);
 }
 
+/*
+ * avg <- avg + (x - avg) / 8, per mille. A round without any rounds its
+ * fall up, so the average of a route that stopped losing or marking
+ * reaches 0: rounded down, it stayed at up to 7 for good, and [PATH-10]
+ * read the route as pressing its path.
+ */
+static u32 ewma_pm(u32 avg, u32 x)
+{
+	if (x >= avg)
+		return avg + (x - avg) / 8;
+	return avg - (avg - x + (x ? 0 : 7)) / 8;
+}
+
 static void path_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
 			   u64 now)
 {
@@ -122,9 +135,10 @@ static void path_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
 
 		p->alpha = ewma_alpha(p->alpha, frac(p->r_marked, p->r_acked),
 				      cfg->ecn_g_shift);
-		p->mark_pm = p->mark_pm - p->mark_pm / 8 + mp / 8;
+		p->mark_pm = ewma_pm(p->mark_pm, mp);
 	}
 	if (p->r_marked) {
+		p->undo_cwnd = 0;	/* a mark is no loss to take back */
 		p->cwnd = ecn_cut(p->cwnd, p->alpha, cfg->min_cwnd);
 		p->ssthresh = p->cwnd;
 		p->congested = true;
@@ -141,16 +155,21 @@ static void path_round_end(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
 	if (total) {
 		u32 lp = (u32)((u64)p->r_lost * 1000 / total);
 
-		if (lp > p->loss_pm)
-			p->loss_pm += (lp - p->loss_pm) / 8;
-		else
-			p->loss_pm -= (p->loss_pm - lp) / 8;
+		p->loss_pm = ewma_pm(p->loss_pm, lp);
 		if (p->r_lost && p->loss_pm > cfg->loss_tol_pm) {
+			if (!p->undo_cwnd) {
+				p->undo_cwnd = p->cwnd;
+				p->undo_ssthresh = p->ssthresh;
+			}
 			p->cwnd = mrc_max_u32(p->cwnd - p->cwnd / 4,
 					      cfg->min_cwnd);
 			p->ssthresh = p->cwnd;
 			p->decreases_loss++;
+		} else if (p->loss_pm <= cfg->loss_tol_pm) {
+			/* the average fell back by itself: the cut served */
+			p->undo_cwnd = 0;
 		}
+		p->last_total = total;
 	}
 	/*
 	 * [PATH-10] what the path delivered, averaged over rounds (gain 1/4):
@@ -326,6 +345,35 @@ void mrc_cc_on_loss(struct mrc_cc_path *p, u32 lost)
 	p->r_lost += lost;
 }
 
+/*
+ * [CC-14] A loss that arrived late was none: out of this round's count, or,
+ * counted in a round already ended, out of the average by the weight it
+ * had in the last one (a round or two ago, as late ACKs come; older, it
+ * weighed less, and the average only errs low, not below 0). A loss cut
+ * the average made only with such losses is undone: steering ([PATH-6],
+ * [PATH-10]) and the window read real losses only.
+ */
+void mrc_cc_on_late(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
+		    u32 bytes)
+{
+	u32 in_round = mrc_min_u32(bytes, p->r_lost);
+
+	p->r_lost -= in_round;
+	bytes -= in_round;
+	if (bytes && p->last_total) {
+		u32 w = (u32)((u64)mrc_min_u32(bytes, p->last_total) * 1000 /
+			      p->last_total / 8);
+
+		p->loss_pm -= mrc_min_u32(w, p->loss_pm);
+	}
+	if (p->undo_cwnd && p->loss_pm <= cfg->loss_tol_pm) {
+		p->cwnd = mrc_max_u32(p->cwnd, p->undo_cwnd);
+		p->ssthresh = mrc_max_u32(p->ssthresh, p->undo_ssthresh);
+		p->undo_cwnd = 0;
+		p->undos_loss++;
+	}
+}
+
 void mrc_cc_on_rto(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg)
 {
 	/*
@@ -334,6 +382,7 @@ void mrc_cc_on_rto(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg)
 	 */
 	p->cwnd = mrc_min_u32(p->cwnd, cfg->init_cwnd);
 	p->ai_acc = 0;
+	p->undo_cwnd = 0;
 }
 
 void mrc_cc_on_hint(struct mrc_cc_conn *c, u32 mbps)

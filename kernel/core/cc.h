@@ -63,6 +63,10 @@ struct mrc_cc_path {
 	u32 r_acked;		/* this round */
 	u32 r_marked;
 	u32 r_lost;
+	u32 last_total;		/* acked + lost bytes of the last round ended */
+	/* [CC-14] the window before a loss cut that losses arriving late undo */
+	u32 undo_cwnd;		/* 0: none */
+	u32 undo_ssthresh;
 	u64 r_min_rtt_ns;	/* smallest RTT sample this round, 0: none */
 	u64 round_start;
 	u64 min_rtt_ns;		/* least sample ever */
@@ -75,6 +79,7 @@ struct mrc_cc_path {
 	/* counters */
 	u64 decreases_ecn;
 	u64 decreases_loss;
+	u64 undos_loss;		/* loss cuts undone: their losses came late */
 };
 
 struct mrc_cc_conn {
@@ -118,6 +123,13 @@ void mrc_cc_on_ack(struct mrc_cc_path *p, struct mrc_cc_conn *c,
 
 /* The path declared @lost bytes lost (gap or timeout). */
 void mrc_cc_on_loss(struct mrc_cc_path *p, u32 lost);
+
+/*
+ * [CC-14] @bytes the path declared lost (gap, [REL-22], probe timeout) on
+ * its current route were acknowledged after all: not losses.
+ */
+void mrc_cc_on_late(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
+		    u32 bytes);
 
 /* The path's retransmission timer fired. */
 void mrc_cc_on_rto(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg);

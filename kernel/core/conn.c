@@ -842,6 +842,8 @@ bool mrc_conn_on_ack(struct mrc_conn *c, u64 now, const struct mrc_ack_info *ack
 
 	if (ev.lost_bytes)
 		mrc_cc_on_loss(&p->cc, ev.lost_bytes);
+	if (ev.late_bytes)
+		mrc_cc_on_late(&p->cc, &c->cfg.cc, ev.late_bytes);
 	mrc_cc_on_ack(&p->cc, &c->cc, &c->cfg.cc, 1u << ack->path_id, now,
 		      ev.acked_bytes, marked, rtt, p->tx.srtt_ns,
 		      mrc_conn_inflight(c));
@@ -1440,7 +1442,8 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 		}
 		mrc_cc_on_rto(&p->cc, &c->cfg.cc);
 		was = p->state;
-		mrc_sched_on_rto(c->path, c->cfg.npaths, i, &c->cfg.sched, now);
+		mrc_sched_on_rto(c->path, c->cfg.npaths, i, &c->cfg.sched,
+				 c->cfg.path.rto_min_ns, now);
 		if (was != MRC_PATH_FAILED && p->state == MRC_PATH_FAILED)
 			c->stats.path_fails++;
 	}

@@ -74,6 +74,7 @@ void mrc_path_tx_reset_rtt(struct mrc_path_tx *tx, const struct mrc_path_cfg *cf
 	tx->lent_rttvar_ns = 0;
 	tx->min_rtt_ns = 0;
 	tx->late_rtt_ns = 0;
+	tx->route_psn = tx->snd_nxt;
 	tx->ans_srtt_ns = 0;
 	tx->ans_rttvar_ns = 0;
 	tx->rto_ns = cfg->rto_init_ns;
@@ -360,6 +361,13 @@ static void mark_acked(struct mrc_path_tx *tx, u32 psn,
 			ev->n_late_rack++;
 			tx->late_rack++;
 		}
+		/*
+		 * [CC-14] RTOs and failures feed no loss average, and one
+		 * sent on an earlier route fed the old route's, gone
+		 */
+		if (s->lost_by != MRC_LOST_TIMER && s->lost_by != MRC_LOST_FAIL &&
+		    !mrc_seq_before(psn, tx->route_psn))
+			ev->late_bytes += s->len;
 	} else {
 		return;
 	}
@@ -393,6 +401,7 @@ static void clear_events(struct mrc_path_events *ev)
 	ev->n_lost = 0;
 	ev->n_late = 0;
 	ev->n_late_rack = 0;
+	ev->late_bytes = 0;
 	ev->req_acked = false;
 	ev->acked_bytes = 0;
 	ev->lost_bytes = 0;
@@ -556,6 +565,7 @@ enum mrc_path_timer mrc_path_tx_on_timer(struct mrc_path_tx *tx,
 
 		if (s->state == MRC_SLOT_INFLIGHT) {
 			mark_lost(tx, s, ev);
+			s->lost_by = MRC_LOST_PTO;
 			tx->lost_pto++;
 			break;
 		}

@@ -66,10 +66,11 @@ enum mrc_slot_state {
 
 /* What declared a packet lost. */
 enum mrc_lost_by {
-	MRC_LOST_TIMER = 0,	/* RTO or PTO ([REL-10]) */
+	MRC_LOST_TIMER = 0,	/* RTO ([REL-10]) */
 	MRC_LOST_GAP,		/* a gap in its path ([REL-8]) */
 	MRC_LOST_RACK,		/* a later packet of any path arrived ([REL-22]) */
 	MRC_LOST_FAIL,		/* its path failed ([PATH-5]) */
+	MRC_LOST_PTO,		/* the probe timeout's packet ([REL-10]) */
 };
 
 struct mrc_path_slot {
@@ -127,6 +128,11 @@ struct mrc_path_tx {
 	 * hold a packet and still deliver it
 	 */
 	u64 late_rtt_ns;
+	/*
+	 * [CC-14] the first PSN sent on the current route: a late ACK of an
+	 * older one takes nothing back from the new route's loss average
+	 */
+	u32 route_psn;
 	u64 rto_ns;		/* current timeout, backoff included */
 	u64 rto_deadline;	/* 0: timer not armed */
 	u64 pto_deadline;	/* probe timeout ([REL-10]); 0: not armed */
@@ -204,6 +210,11 @@ struct mrc_path_events {
 	u32 n_lost;		/* cookies newly declared lost: resend them */
 	u32 n_late;		/* of n_acked, ones declared lost earlier */
 	u32 n_late_rack;	/* ... of those, by [REL-22] */
+	/*
+	 * [CC-14] payload of the late ones whose loss this route's loss
+	 * average counted (a gap, [REL-22] or a probe timeout)
+	 */
+	u32 late_bytes;
 	u32 newest_sent;	/* send stamp of the newest packet acked */
 	bool req_acked;		/* the newest ACK_REQ packet was acked... */
 	u32 req_sent;		/* ... sent at this stamp */

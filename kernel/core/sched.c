@@ -500,9 +500,10 @@ bool mrc_sched_on_lost(struct mrc_path *paths, u32 npaths, u32 i,
 }
 
 void mrc_sched_on_rto(struct mrc_path *paths, u32 npaths, u32 i,
-		      const struct mrc_sched_cfg *cfg, u64 now)
+		      const struct mrc_sched_cfg *cfg, u64 rto_min_ns, u64 now)
 {
 	struct mrc_path *p = &paths[i];
+	u64 late = mrc_sched_late_rtt(paths, npaths);
 
 	/*
 	 * [PATH-5] failure is silence: fail_rtos timeouts in a row with no
@@ -512,11 +513,23 @@ void mrc_sched_on_rto(struct mrc_path *paths, u32 npaths, u32 i,
 	 */
 	if (p->state == MRC_PATH_FAILED)
 		return;
-	if (p->state == MRC_PATH_PROBING)
+	if (p->state == MRC_PATH_PROBING) {
 		fail(p, MRC_FAIL_PROBE, now);
-	else if (p->tx.retries >= cfg->fail_rtos &&
-		 now - p->tx.last_ack_ns >= mrc_sched_late_rtt(paths, npaths))
-		fail(p, MRC_FAIL_RTO, now);
+	} else if (p->tx.retries >= cfg->fail_rtos) {
+		if (now - p->tx.last_ack_ns >= late) {
+			fail(p, MRC_FAIL_RTO, now);
+			return;
+		}
+		/*
+		 * Silent, but not yet as long as a late ACK took: the next
+		 * timeout decides again once it is (or at the floor), not a
+		 * whole backoff later (a dead link's paths waited up to
+		 * 80 ms more for it)
+		 */
+		p->tx.rto_ns = mrc_min_u64(p->tx.rto_ns,
+					   mrc_max_u64(p->tx.last_ack_ns + late -
+						       now, rto_min_ns));
+	}
 }
 
 void mrc_sched_on_probe(struct mrc_path *p, bool answered, u64 now)

@@ -160,7 +160,7 @@ bool mrc_sched_on_lost(struct mrc_path *paths, u32 npaths, u32 i,
 
 /* Path @i's retransmission timer fired. */
 void mrc_sched_on_rto(struct mrc_path *paths, u32 npaths, u32 i,
-		      const struct mrc_sched_cfg *cfg, u64 now);
+		      const struct mrc_sched_cfg *cfg, u64 rto_min_ns, u64 now);
 
 /*
  * [PATH-5] How long a path of the connection may be silent and still

@@ -128,6 +128,60 @@ TEST(PathTx, LateAckOfLostPacket)
 	EXPECT_GE(t.tx.reorder, 2u);
 }
 
+// [CC-14] a late ACK reports the bytes whose loss fed the loss average: a
+// gap's or a probe timeout's, not an RTO's (which feeds none), and none
+// sent on a route the path has since left
+TEST(PathTx, LateBytesOnlyWhatTheAverageCounted)
+{
+	{
+		Tx t;
+
+		for (uint32_t i = 0; i < 4; i++)
+			t.send(0, 10 + i);
+		t.ack(10, 1, {3});	// 1 and 2 lost to the gap
+		ASSERT_EQ(t.ev.lost_bytes, 2000u);
+		t.ack(20, 1, {2, 3});
+		EXPECT_EQ(t.ev.n_late, 1u);
+		EXPECT_EQ(t.ev.late_bytes, 1000u);
+	}
+	{
+		Tx t;
+
+		t.send(0, 1);
+		uint64_t rto = t.tx.rto_deadline;
+		ASSERT_EQ(mrc_path_tx_on_timer(&t.tx, &t.cfg, rto, &t.ev),
+			  MRC_TIMER_RTO);
+		t.ack(rto + 10, 1);
+		EXPECT_EQ(t.ev.n_late, 1u);
+		EXPECT_EQ(t.ev.late_bytes, 0u);
+	}
+	{
+		Tx t;
+
+		t.send(0, 1);
+		t.ack(20000, 1, {}, 20000);
+		t.send(30000, 2);
+		uint64_t pto = t.tx.pto_deadline;
+		ASSERT_EQ(mrc_path_tx_on_timer(&t.tx, &t.cfg, pto, &t.ev),
+			  MRC_TIMER_PTO);
+		t.ack(pto + 2, 2, {}, 20000);
+		EXPECT_EQ(t.ev.n_late, 1u);
+		EXPECT_EQ(t.ev.late_bytes, 1000u);
+	}
+	{
+		Tx t;
+
+		for (uint32_t i = 0; i < 4; i++)
+			t.send(0, 10 + i);
+		t.ack(10, 1, {3});
+		// lost on the old route, late on the new one: not its loss
+		mrc_path_tx_reset_rtt(&t.tx, &t.cfg);
+		t.ack(20, 4);
+		EXPECT_EQ(t.ev.n_late, 2u);
+		EXPECT_EQ(t.ev.late_bytes, 0u);
+	}
+}
+
 // [REL-4] while a hole stays open every ACK repeats the bits above it;
 // the sender looks at each received PSN once, not once per ACK, and the
 // repeats change nothing
@@ -374,6 +428,87 @@ TEST(CC, EcnCutsLossDoesNot)
 	EXPECT_EQ(p.decreases_ecn, 1u);
 	EXPECT_LT(p.cwnd, w1 * 6 / 10);
 	EXPECT_TRUE(p.congested);
+}
+
+namespace {
+
+// One path's congestion state fed round by round: @lost bytes declared
+// lost, then an ACK of @acked bytes (@marked of them) one round later.
+struct CcRounds {
+	mrc_cc_cfg cfg;
+	mrc_cc_path p;
+	mrc_cc_conn c;
+	uint64_t now = 0;
+	static constexpr uint64_t round = 20000;
+
+	CcRounds()
+	{
+		mrc_cc_cfg_default(&cfg, 4096);
+		mrc_cc_path_init(&p, &cfg, 0);
+		mrc_cc_conn_init(&c, &cfg, 0);
+	}
+	void next(uint32_t lost, uint32_t acked, uint32_t marked = 0)
+	{
+		if (lost)
+			mrc_cc_on_loss(&p, lost);
+		now += round;
+		mrc_cc_on_ack(&p, &c, &cfg, 1, now, acked, marked,
+			      acked ? round : 0, round, 0);
+	}
+};
+
+} // namespace
+
+// [CC-14] a loss acknowledged after all leaves the loss average: out of
+// its round's count while the round runs, out of the average once it
+// ended; and a loss cut that only late losses made is undone
+TEST(CC, LateLossesLeaveTheAverage)
+{
+	CcRounds t;
+	mrc_cc_path &p = t.p;
+
+	// late within its round: the round counts no loss
+	mrc_cc_on_loss(&p, 4096);
+	mrc_cc_on_late(&p, &t.cfg, 4096);
+	t.next(0, 9 * 4096);
+	EXPECT_EQ(p.loss_pm, 0u);
+	// late after its round ended: the average gives back its weight
+	t.next(4096, 9 * 4096);
+	ASSERT_EQ(p.loss_pm, 12u);	// 100 per mille at gain 1/8
+	mrc_cc_on_late(&p, &t.cfg, 4096);
+	EXPECT_EQ(p.loss_pm, 0u);
+	// a real loss stays: one of two taken back leaves about half
+	t.next(2 * 4096, 8 * 4096);
+	ASSERT_EQ(p.loss_pm, 25u);
+	mrc_cc_on_late(&p, &t.cfg, 4096);
+	EXPECT_EQ(p.loss_pm, 13u);
+	// rounds that lose everything push the average past loss_tol: cuts
+	uint32_t w0 = p.cwnd, s0 = p.ssthresh;
+	while (!p.decreases_loss)
+		t.next(8 * 4096, 0);
+	EXPECT_LT(p.cwnd, w0);
+	// every one of them arrives after all: the cut is undone
+	mrc_cc_on_late(&p, &t.cfg, 8 * 4096);
+	EXPECT_EQ(p.cwnd, w0);
+	EXPECT_EQ(p.ssthresh, s0);
+	EXPECT_EQ(p.undos_loss, 1u);
+	EXPECT_LE(p.loss_pm, t.cfg.loss_tol_pm);
+}
+
+// [CC-14] the loss and mark averages of a route that stopped losing and
+// marking fall to 0 (rounded down they stuck at up to 7 per mille, and
+// [PATH-10] read the route as pressing its path for good)
+TEST(CC, AveragesFallToZero)
+{
+	CcRounds t;
+
+	t.next(4096, 4096, 4096);
+	ASSERT_GT(t.p.loss_pm, 0u);
+	ASSERT_GT(t.p.mark_pm, 0u);
+	for (int r = 0; r < 200; r++)
+		t.next(0, 4096);
+	EXPECT_EQ(t.p.loss_pm, 0u);
+	EXPECT_EQ(t.p.mark_pm, 0u);
 }
 
 // [CC-6] a round whose least RTT sample is inflated counts as marked
@@ -634,7 +769,7 @@ TEST(Sched, FailAndReentropy)
 	EXPECT_NE(c->path[0].sport, c->path[1].sport);	// [PATH-3]
 	mrc_path *p = &c->path[0];
 	p->tx.retries = cfg.sched.fail_rtos;
-	mrc_sched_on_rto(p, 1, 0, &cfg.sched, 5);
+	mrc_sched_on_rto(p, 1, 0, &cfg.sched, cfg.path.rto_min_ns, 5);
 	EXPECT_EQ(p->state, MRC_PATH_FAILED);
 	// [PATH-6] a failed path is skipped
 	for (int i = 0; i < 4; i++)
@@ -660,7 +795,8 @@ TEST(Sched, FailAndReentropy)
 // [PATH-5] late is not silent: once a loss of any path of the connection
 // was acknowledged after all, 30 ms after the ACK's packet left, neither
 // a timeout nor [REL-22]'s losses fail a path silent for less than that;
-// silent as long, they do.
+// silent as long, they do. A timeout short of it is due again then (at
+// the RTO floor at least), not a whole backoff later.
 TEST(Sched, LateLossesHoldOffFailure)
 {
 	std::unique_ptr<mrcsim::Conn> c(new mrcsim::Conn);
@@ -677,8 +813,13 @@ TEST(Sched, LateLossesHoldOffFailure)
 	EXPECT_EQ(mrc_sched_late_rtt(c->path, 2), 30 * ms);
 	mrc_path *p = &c->path[0];
 	p->tx.retries = cfg.sched.fail_rtos;
-	mrc_sched_on_rto(c->path, 2, 0, &cfg.sched, 129 * ms);
+	p->tx.rto_ns = 40 * ms;		// backed off
+	mrc_sched_on_rto(c->path, 2, 0, &cfg.sched, cfg.path.rto_min_ns,
+			 129 * ms);
 	EXPECT_EQ(p->state, MRC_PATH_ACTIVE);
+	// due again when the silence reaches 30 ms, 1 ms on (or at the
+	// floor, 2 ms, which is later), not 40 ms on
+	EXPECT_EQ(p->tx.rto_ns, cfg.path.rto_min_ns);
 	EXPECT_FALSE(mrc_sched_on_lost(c->path, 2, 0, &cfg.sched,
 				       cfg.sched.fail_lost, 129 * ms));
 	EXPECT_EQ(p->state, MRC_PATH_ACTIVE);
@@ -686,7 +827,8 @@ TEST(Sched, LateLossesHoldOffFailure)
 	EXPECT_EQ(p->fail_why, MRC_FAIL_SILENT);
 	// the other path's timeout, as long silent, fails it too
 	c->path[1].tx.retries = cfg.sched.fail_rtos;
-	mrc_sched_on_rto(c->path, 2, 1, &cfg.sched, 130 * ms);
+	mrc_sched_on_rto(c->path, 2, 1, &cfg.sched, cfg.path.rto_min_ns,
+			 130 * ms);
 	EXPECT_EQ(c->path[1].fail_why, MRC_FAIL_RTO);
 	// without late losses two RTTs of silence are enough
 	for (mrc_path &q : c->path) {

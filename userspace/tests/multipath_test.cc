@@ -220,9 +220,10 @@ TEST(Multipath, BlackholeData) { blackhole(true, false, "data"); }
 TEST(Multipath, BlackholeAcks) { blackhole(false, true, "ACK-only"); }
 
 // [REL-12] [PATH-8] half the links go dark at once, both ways, as a dead
-// plane takes half the paths: the timeouts of segments sent into the dark
-// are the routes', not the peer's (the other paths keep answering), so no
-// segment exhausts the retry limit, writes or READs, however many times
+// plane takes half the paths (two that leave path 0's route alive: with
+// every route dark the peer is silent, and the limit applies): the
+// timeouts of segments sent into the dark are the routes', not the
+// peer's (the other paths keep answering), so no segment exhausts the retry limit, writes or READs, however many times
 // it lands on a dying path before the scheduler gives up on it. (At
 // these RTTs the other paths' deliveries find a lost probe ([REL-22])
 // before its timer does; DeadPlaneStreamGoesOn has the bed's timers.)
@@ -237,8 +238,17 @@ TEST(Multipath, DarkHalfNeverExhaustsRetries)
 			w.reads = reads;
 			Sim sim(c, fabric(), w, seed);
 			run(sim, 10 * kMs);
-			sim.add_blackhole({0, 10 * kMs, 60 * kMs, true, true});
-			sim.add_blackhole({1, 10 * kMs, 60 * kMs, true, true});
+			// two links that path 0's data and ACKs avoid: some
+			// path keeps answering, as the rule presumes
+			uint32_t d = sim.link_of(sim.sender()->path[0].sport, true);
+			uint32_t a = sim.link_of(mrc_conn_ack_sport(sim.receiver(), 0),
+						 false);
+			for (uint32_t l = 0, n = 0; l < kLinks && n < 2; l++) {
+				if (l == d || l == a)
+					continue;
+				sim.add_blackhole({l, 10 * kMs, 60 * kMs, true, true});
+				n++;
+			}
 			uint64_t done = sim.stats().msgs_done_tx;
 			run(sim, 80 * kMs);
 			EXPECT_EQ(sim.sender()->error, 0u) << "seed " << seed << (reads ? " reads" : "");
@@ -614,6 +624,7 @@ struct BedRun {
 	double share;		// goodput over 4R, 2-10 s
 	uint64_t moves, sent, lost, late, fails;
 	uint64_t found;		// a link black-holed: when its last path failed or moved
+	double loss_shown;	// of the paths' 50 ms samples, 2-10 s: loss average above 0
 };
 
 // The TCG guests' swings: every 250 ms on average guest b's vCPU is away
@@ -694,6 +705,13 @@ BedRun bed_cell_a(int seed, bool hint, bool swings = false, bool hole = false,
 			r.found = t - 5000 * kMs;
 		}
 	}
+	uint64_t samples = 0, shown = 0;
+	for (uint64_t t = 2000 * kMs; t < 10000 * kMs; t += 50 * kMs) {
+		run(sim, t);
+		for (uint32_t i = 0; i < 4; i++, samples++)
+			shown += sim.sender()->path[i].cc.loss_pm > 0;
+	}
+	r.loss_shown = (double)shown / samples;
 	run(sim, 10000 * kMs);
 	uint64_t bytes = 0;
 	const auto &v = sim.stats().goodput;
@@ -764,7 +782,10 @@ TEST(Multipath, BedCellA)
 // the timeouts and [REL-22] failed 43-57 paths in each 10 s (the bed:
 // 26-36), which moved and left links idle: 0.615 of 4R, 77 port moves.
 // A dead link is still found: black-holed at 5 s both ways, its paths
-// fail or move within 61-67 ms (28-76 before), inside the 100 ms.
+// fail or move within 41-96 ms (28-76 before; 61-67 while a timeout that
+// was short of the late round trip backed off in full), inside the
+// issue's 100 ms. [CC-14]: every loss here arrives late, so no path's
+// loss average shows any (it did in 51-85% of the bed's samples).
 TEST(Multipath, BedCellASwings)
 {
 	const int seeds = mrctest::seeds(4);
@@ -777,11 +798,14 @@ TEST(Multipath, BedCellASwings)
 
 		printf("  seed %d: %.3f of 4R, %llu path failures, %llu port moves, "
 		       "%llu of %llu declared lost, %llu of them arrived after all; "
+		       "a loss average above 0 in %.0f%% of the samples; "
 		       "a link black-holed: its paths failed within %.1f ms\n",
 		       seed, r.share, (unsigned long long)r.fails,
 		       (unsigned long long)r.moves, (unsigned long long)r.lost,
 		       (unsigned long long)r.sent, (unsigned long long)r.late,
-		       h.found / 1e6);
+		       100 * r.loss_shown, h.found / 1e6);
+		// [CC-7] every loss here arrives late: none stays in the average
+		EXPECT_LT(r.loss_shown, 0.05) << "seed " << seed;
 		sum += r.share;
 		fails += r.fails;
 		moves += r.moves;
@@ -803,7 +827,10 @@ TEST(Multipath, BedCellASwings)
 // competing flow, modelled as the 3 Mbit/s it takes of the link's 5,
 // against 4R less that. Before late ACKs held off [PATH-5] (main), the
 // swings failed 55 and 45 paths in 10 s: (b) 0.678 of its target,
-// (c) 0.576.
+// (c) 0.576. In (c) [PATH-10] moved paths onto and off the slow link
+// 41.5 times per run (0.713 of the target) while late losses and loss
+// averages that never decayed below 8 per mille pressed every path;
+// with [CC-14] 26 (0.787).
 TEST(Multipath, BedCellsBCSwings)
 {
 	const int seeds = mrctest::seeds(4);
@@ -837,8 +864,12 @@ TEST(Multipath, BedCellsBCSwings)
 		       cross ? "competing flow" : "5% loss", sum / seeds / target,
 		       sum / seeds, on / seeds, (double)fails / seeds,
 		       (double)moves / seeds);
-		EXPECT_LE(fails, 10u * seeds);
-		EXPECT_GE(sum / seeds / target, cross ? 0.65 : 0.8);
+		EXPECT_LE(fails, (cross ? 12u : 10u) * seeds);
+		EXPECT_GE(sum / seeds / target, cross ? 0.74 : 0.8);
+		// [PATH-10] presses on real losses and marks only: before,
+		// 41.5 moves and 0.713 of the target
+		if (cross)
+			EXPECT_LT((double)moves / seeds, 35);
 	}
 }
 
