@@ -15,7 +15,6 @@ enum { RXM_FREE = 0, RXM_ACTIVE, RXM_DONE, RXM_RETIRED };
 #define SEG_QUEUED	0x4
 #define SEG_PROBED	0x8	/* [PATH-4] it probed a new route once */
 #define SEG_DUPED	0x10	/* [REL-25] sent twice as part of a tail */
-#define SEG_DUP_HALF	0x20	/* ... one of the two settled */
 
 /* Ask for an ACK when the path has fewer free PSNs than this. */
 #define ACK_REQ_ROOM	16
@@ -353,15 +352,6 @@ static bool conn_room(struct mrc_conn *c, u32 len, bool fresh)
 	u32 inflight = mrc_conn_inflight(c);
 	u32 keep = c->cfg.cc.keep_home;
 
-	if (!inflight) {
-		c->dup_out = 0;	/* no copy is in flight, whatever was missed */
-		return true;
-	}
-	/*
-	 * [REL-25] copies yield: the next message, posted while the last
-	 * one's tail copies are still out, must not wait for them
-	 */
-	inflight -= mrc_min_u32(inflight, c->dup_out);
 	if (!inflight)
 		return true;
 	if (inflight + len > mrc_cc_conn_window(&c->cc, &c->cfg.cc))
@@ -520,22 +510,18 @@ static bool tx_dup(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	for (; c->dup_next != c->dup_end; c->dup_next++) {
 		u32 t = c->dup_next;
 		struct mrc_tx_segent *e = segent(c, t);
-		u32 in;
 		int pi;
 
 		if (t - c->tx_una >= c->tx_nxt - c->tx_una ||
 		    !(e->flags & SEG_USED) ||
 		    (e->flags & (SEG_ACKED | SEG_QUEUED | SEG_DUPED)))
 			continue;
-		/* unlike new data, a copy counts the copies before it */
-		in = mrc_conn_inflight(c);
-		if (in && in + e->len > mrc_cc_conn_window(&c->cc, &c->cfg.cc))
+		if (!conn_room(c, e->len, false))
 			return false;
 		pi = pick(c, e->len, false, now);
 		if (pi < 0)
 			return false;
 		c->dup_next++;
-		c->dup_out += e->len;
 		e->flags |= SEG_DUPED;
 		emit(c, now, t, pi, MRC_F_RETX, seg);
 		c->stats.tx_dups++;
@@ -623,45 +609,23 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	return true;
 }
 
-/*
- * [REL-25] One of the two packets of a copied segment was acknowledged or
- * declared lost: after both, the copy's bytes no longer count as in flight.
- * Its entry keeps the marks past tx_una until the table reuses it.
- */
-static void dup_settled(struct mrc_conn *c, u32 t)
-{
-	struct mrc_tx_segent *e = segent(c, t);
-
-	if (c->tx_nxt - t > MRC_TX_SEGS || !(e->flags & SEG_DUPED))
-		return;
-	if (!(e->flags & SEG_DUP_HALF)) {
-		e->flags |= SEG_DUP_HALF;
-		return;
-	}
-	e->flags &= ~(SEG_DUPED | SEG_DUP_HALF);
-	c->dup_out -= mrc_min_u32(c->dup_out, e->len);
-}
-
 static void seg_acked(struct mrc_conn *c, u32 t)
 {
 	struct mrc_tx_segent *e;
 	struct mrc_tx_msg *m;
 
-	dup_settled(c, t);
 	if (t - c->tx_una >= c->tx_nxt - c->tx_una)
 		return;		/* settled long ago */
 	e = segent(c, t);
 	if (!(e->flags & SEG_USED) || (e->flags & SEG_ACKED))
 		return;
-	/* leaves the resend queue; the copy marks stay */
-	e->flags = SEG_USED | SEG_ACKED |
-		   (e->flags & (SEG_DUPED | SEG_DUP_HALF));
+	e->flags = SEG_USED | SEG_ACKED;	/* also leaves the resend queue */
 	m = txmsg(c, e->msn);
 	m->segs_out--;
 	if (m->all_sent && !m->segs_out)
 		m->state = TXM_DONE;
 	while (c->tx_una != c->tx_nxt && (segent(c, c->tx_una)->flags & SEG_ACKED)) {
-		segent(c, c->tx_una)->flags &= SEG_DUPED | SEG_DUP_HALF;
+		segent(c, c->tx_una)->flags = 0;
 		c->tx_una++;
 	}
 }
@@ -670,7 +634,6 @@ static void seg_lost(struct mrc_conn *c, u32 t, bool timeout)
 {
 	struct mrc_tx_segent *e;
 
-	dup_settled(c, t);
 	if (t - c->tx_una >= c->tx_nxt - c->tx_una)
 		return;
 	e = segent(c, t);

@@ -260,7 +260,6 @@ struct mrc_conn {
 	u64 rack_deadline;	/* when a packet left waiting falls due; 0: none */
 	u32 dup_next;		/* [REL-25] next segment-table entry to copy */
 	u32 dup_end;		/* ... and the end of the tail */
-	u32 dup_out;		/* ... bytes of its copies in flight */
 	u32 cq_rr;		/* stream round robin, completions */
 	struct mrc_tx_segent seg[MRC_TX_SEGS];
 	u32 rq[MRC_TX_SEGS];

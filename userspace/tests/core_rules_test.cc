@@ -1666,69 +1666,6 @@ TEST(Conn, TailDupCopiesAnIdleTailOnce)
 	EXPECT_FALSE(p.a->init(cfg, 0));
 }
 
-// [REL-25] copies yield: a message posted while the last one's copies are
-// out is not held back by them, and they stop counting once settled
-TEST(Conn, TailCopiesYieldToTheNextMessage)
-{
-	Pair p(2, 1024);
-	mrc_conn_cfg cfg = p.cfg;
-	mrc_tx_seg o[8], d[4], n[8], x;
-	mrc_completion done;
-
-	cfg.tail_dup = 4;
-	cfg.cc.conn_init_cwnd = cfg.cc.conn_max_cwnd = 8192;
-	cfg.cc.init_cwnd = cfg.cc.max_cwnd = 65536;
-	cfg.cc.keep_home = 0;
-	ASSERT_TRUE(p.a->init(cfg, 0));
-	auto deliver = [&p](const mrc_tx_seg *t, int cnt, uint64_t at) {
-		mrc_ack_info ack;
-
-		for (int i = 0; i < cnt; i++) {
-			mrc_rx_seg s = Pair::rx_of(t[i]);
-
-			mrc_conn_rx_data(p.b.get(), at, &s, nullptr);
-		}
-		while (mrc_conn_ack_next(p.b.get(), at + 30000, nullptr, &ack))
-			ASSERT_TRUE(mrc_conn_on_ack(p.a.get(), at + 31000, &ack));
-	};
-
-	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 8192, 1, nullptr));
-	for (auto &s : o)
-		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 1000, &s));
-	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), 1000, &x)) << "window full";
-	// half acknowledged: the other half's copies fill the room
-	deliver(o, 4, 2000);
-	for (int i = 0; i < 4; i++) {
-		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 40000, &d[i]));
-		EXPECT_TRUE(d[i].flags & MRC_F_RETX);
-		EXPECT_EQ(d[i].offset, o[4 + i].offset);
-	}
-	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), 40000, &x));
-	EXPECT_EQ(p.a->stats.tx_dups, 4u);
-	// the originals arrive; their copies are still out
-	deliver(o + 4, 4, 41000);
-	ASSERT_TRUE(mrc_conn_tx_poll(p.a.get(), &done));
-	EXPECT_EQ(done.cookie, 1u);
-	EXPECT_EQ(mrc_conn_inflight(p.a.get()), 4096u);
-	// the next message takes the whole window regardless
-	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 8192, 2, nullptr));
-	for (auto &s : n) {
-		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), 80000, &s))
-			<< "held back by copies in flight";
-		EXPECT_FALSE(s.flags & MRC_F_RETX);
-	}
-	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), 80000, &x));
-	// settled, the copies count no more: the window is the window again
-	deliver(d, 4, 81000);
-	EXPECT_EQ(p.a->dup_out, 0u);
-	EXPECT_EQ(mrc_conn_inflight(p.a.get()), 8192u);
-	EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), 120000, &x));
-	deliver(n, 8, 121000);
-	ASSERT_TRUE(mrc_conn_tx_poll(p.a.get(), &done));
-	EXPECT_EQ(done.cookie, 2u);
-	EXPECT_EQ(p.a->stats.tx_resends, 0u);
-}
-
 // [REL-21] a lingering receiver acknowledges resends of what it placed and
 // nothing else
 TEST(Conn, LingerAcksOnlyWhatWasPlaced)
