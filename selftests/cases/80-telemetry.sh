@@ -10,6 +10,10 @@
 # same QP pair, once the traffic ended: new packets received <= sent, >=
 # sent - declared lost; new bytes beyond the placed ones (resends of data
 # that had arrived after all) at most a jumbo payload per declared loss.
+# A second pingpong runs while netem on a's egress marks CE on 30% of the
+# metaroce datagrams to b (ECT ones; it drops that share of the others):
+# b's receiving rows must count CE marks, no more than the packets they
+# received, and exactly as many as a's sending rows say b echoed.
 #
 # Then metaroce-exporter serves in guest a while mrc_verbs_check streams
 # verified WRITEs to b: scraped with curl, its page passes promtool (on the
@@ -29,6 +33,7 @@ set -euo pipefail
 
 PORT=18780
 VPORT=18781
+CPORT=18782
 TOPTOOL=$TOP/build/userspace/tools/metaroce-top/metaroce-top
 EXPORTER=$TOP/build/userspace/tools/metaroce-top/metaroce-exporter
 VTOOL=$TOP/build/userspace/tools/mrc_verbs_check
@@ -63,18 +68,30 @@ last_table() {
 }
 
 # rx_sums QPN: the receiving rows of QPN: new packets, new bytes, placed
-# bytes, duplicates, rows
+# bytes, duplicates, rows, CE marks
 rx_sums() {
 	last_table | awk -v q="$1" '$1 == "rx" && $2 == "mrc0" && $3 == q {
-		p += $7; b += $8; pl += $9; d += $10; n++ }
-		END { printf "%d %d %d %d %d\n", p, b, pl, d, n }'
+		p += $7; b += $8; pl += $9; d += $10; n++; ce += $13 }
+		END { printf "%d %d %d %d %d %d\n", p, b, pl, d, n, ce }'
 }
 
-# tx_sums QPN: the sending rows of QPN: packets sent, declared lost, rows
+# tx_sums QPN: the sending rows of QPN: packets sent, declared lost, rows,
+# CE marks the peer echoed
 tx_sums() {
-	last_table | awk -v q="$1" '$1 == "mrc0" && $2 == q { s += $11; l += $13; n++ }
-		END { printf "%d %d %d\n", s, l, n }'
+	last_table | awk -v q="$1" '$1 == "mrc0" && $2 == q { s += $11; l += $13; n++; ce += $16 }
+		END { printf "%d %d %d %d\n", s, l, n, ce }'
 }
+
+# netem marks CE on ECT datagrams to metaroce's port, and only on those
+# (band 4 of a prio qdisc that nothing else maps to)
+ce_on() {
+	tc qdisc add dev eth0 root handle 1: prio bands 4 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
+	tc qdisc add dev eth0 parent 1:4 handle 40: netem loss 30% ecn
+	tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 61791 0xffff flowid 1:4
+}
+
+ce_off() { tc qdisc del dev eth0 root 2>/dev/null || true; }
 
 # a complete table after the traffic
 top_wait() {
@@ -108,9 +125,12 @@ server_qpn() {
 	echo $((16#$qpn))
 }
 
+# server [-p PORT] ARGS...
 server() {
-	bg_run "$SLOG" 120 ibv_rc_pingpong -p "$PORT" -d mrc0 -g 1 -c "$@"
-	wait_until "server listening on $PORT" tcp_listening "$PORT"
+	local port=$PORT
+	[ "$1" != -p ] || { port=$2; shift 2; }
+	bg_run "$SLOG" 120 ibv_rc_pingpong -p "$port" -d mrc0 -g 1 -c "$@"
+	wait_until "server listening on $port" tcp_listening "$port"
 }
 
 server_done() {
@@ -118,10 +138,11 @@ server_done() {
 	[ "$(cat "$SLOG.rc")" = 0 ] || fail "server exit status $(cat "$SLOG.rc"): $(cat "$SLOG")"
 }
 
-# prints the client's QPN in decimal
+# client [-p PORT] ARGS...: prints the client's QPN in decimal
 client() {
-	local out qpn
-	out=$(timeout 120 ibv_rc_pingpong -p "$PORT" -d mrc0 -g 1 -c "$@" 10.0.0.2 2>&1) ||
+	local out qpn port=$PORT
+	[ "$1" != -p ] || { port=$2; shift 2; }
+	out=$(timeout 120 ibv_rc_pingpong -p "$port" -d mrc0 -g 1 -c "$@" 10.0.0.2 2>&1) ||
 		fail "client failed: $out"
 	grep -q "iters in" <<<"$out" || fail "client printed no result"
 	qpn=$(sed -n 's/.*local address:.*QPN 0x\([0-9a-fA-F]*\).*/\1/p' <<<"$out" | head -1)
@@ -261,6 +282,7 @@ vdone() {
 
 case_guest_cleanup() {
 	touch "$STOP"
+	ce_off
 	if [ -e "$FAULT/mode" ]; then echo 0 > "$FAULT/mode"; fi
 	# their BPF programs hold the module: the next case could not unload it
 	local f
@@ -274,9 +296,9 @@ case_main "$@"
 # cross_check RX_VM RX_QPN TX_VM TX_QPN: the receiving rows of one end
 # against the sending rows of the other, once the pingpong ended
 cross_check() {
-	local rp rb rpl rd rn tp tl tn want=$((50 * 65536))
-	read -r rp rb rpl rd rn <<<"$(g "$1" rx_sums "$2")"
-	read -r tp tl tn <<<"$(g "$3" tx_sums "$4")"
+	local rp rb rpl rd rn rce tp tl tn tce want=$((50 * 65536))
+	read -r rp rb rpl rd rn rce <<<"$(g "$1" rx_sums "$2")"
+	read -r tp tl tn tce <<<"$(g "$3" tx_sums "$4")"
 	echo "  $1: QP $2 received on $rn path(s) $rp new packets, $rb new bytes, $rpl placed, $rd duplicates;" \
 		"$3: QP $4 sent $tp on $tn path(s), $tl declared lost"
 	[ "$rn" -gt 0 ] && [ "$tn" -gt 0 ] || fail "no receiving rows of QP $2 on $1 or sending rows of QP $4 on $3"
@@ -305,6 +327,24 @@ g a top_check "$qpn"
 g b top_check "$sqpn"
 cross_check b "$sqpn" a "$qpn"
 cross_check a "$qpn" b "$sqpn"
+
+g a ce_on
+g b server -p "$CPORT" -s 4096 -n 200
+cqpn=$(g a client -p "$CPORT" -s 4096 -n 200)
+g b server_done
+g a ce_off
+csqpn=$(g b server_qpn)
+for vm in a b; do
+	g "$vm" top_wait
+done
+read -r rp _ rpl rd rn rce <<<"$(g b rx_sums "$csqpn")"
+read -r tp _ tn tce <<<"$(g a tx_sums "$cqpn")"
+echo "  b: QP $csqpn received $rp new packets ($rd duplicates, $rpl bytes placed) on $rn path(s), $rce CE-marked;" \
+	"a: QP $cqpn sent $tp on $tn path(s), $tce CE marks echoed"
+[ "$rpl" = $((200 * 4096)) ] || fail "b placed $rpl bytes, a sent $((200 * 4096))"
+[ "$rce" -gt 0 ] || fail "netem marked CE, b's receiving rows counted none"
+[ "$rce" -le "$((rp + rd))" ] || fail "b counted $rce CE marks in $((rp + rd)) packets"
+[ "$rce" = "$tce" ] || fail "b counted $rce CE marks, a's paths heard of $tce"
 
 g a exporter_start
 g b vserver
