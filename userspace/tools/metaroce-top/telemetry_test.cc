@@ -21,15 +21,29 @@ using namespace mrc_telem;
 
 namespace {
 
-PathRow row(const char *dev, uint32_t qpn, uint32_t path, uint8_t state, uint64_t tx,
-            uint64_t ts_ns) {
+// A row of @side named @dev, @qpn, @path (the key and the record alike),
+// seen at @ts_ns.
+template <typename Rec>
+PathRow named(Rec &rec, uint32_t side, const char *dev, uint32_t qpn, uint32_t path,
+              uint64_t ts_ns) {
   PathRow r;
   r.dev = dev;
   r.qpn = qpn;
   r.path = path;
-  std::memcpy(r.val.rec.dev, dev, std::min(std::strlen(dev), sizeof(r.val.rec.dev)));
-  r.val.rec.qpn = qpn;
-  r.val.rec.path = uint8_t(path);
+  r.side = side;
+  std::memcpy(rec.dev, dev, std::min(std::strlen(dev), sizeof(rec.dev)));
+  rec.qpn = qpn;
+  rec.path = uint8_t(path);
+  r.val.ts_ns = ts_ns;
+  r.val.ack_ns = ts_ns;
+  return r;
+}
+
+PathRow row(const char *dev, uint32_t qpn, uint32_t path, uint8_t state, uint64_t tx,
+            uint64_t ts_ns) {
+  mrc_path_rec rec{};
+  PathRow r = named(rec, MRC_TELEM_TX, dev, qpn, path, ts_ns);
+  r.val.rec = rec;
   r.val.rec.state = state;
   r.val.rec.tx_pkts = tx;
   r.val.rec.acked_pkts = tx / 2;
@@ -42,22 +56,15 @@ PathRow row(const char *dev, uint32_t qpn, uint32_t path, uint8_t state, uint64_
   r.val.rec.loss_pm = 25;
   r.val.rec.mark_pm = 500;
   r.val.rec.sport = uint16_t(50000 + path);
-  r.val.ts_ns = ts_ns;
-  r.val.ack_ns = ts_ns;
   r.val.acks = 3;
   return r;
 }
 
 // The receiving end of the peer's path @path: @rx new packets of 1000 B.
 PathRow rx_row(const char *dev, uint32_t qpn, uint32_t path, uint64_t rx, uint64_t ts_ns) {
-  PathRow r;
-  r.dev = dev;
-  r.qpn = qpn;
-  r.path = path;
-  r.side = MRC_TELEM_RX;
-  std::memcpy(r.val.rx.dev, dev, std::min(std::strlen(dev), sizeof(r.val.rx.dev)));
-  r.val.rx.qpn = qpn;
-  r.val.rx.path = uint8_t(path);
+  mrc_path_rx_rec rec{};
+  PathRow r = named(rec, MRC_TELEM_RX, dev, qpn, path, ts_ns);
+  r.val.rx = rec;
   r.val.rx.rx_pkts = rx;
   r.val.rx.rx_bytes = rx * 1000;
   r.val.rx.placed_bytes = rx * 900;
@@ -69,8 +76,6 @@ PathRow rx_row(const char *dev, uint32_t qpn, uint32_t path, uint64_t rx, uint64
   r.val.rx.span = 3;
   r.val.rx.holes = 1;
   r.val.rx.peer_sport = uint16_t(60000 + path);
-  r.val.ts_ns = ts_ns;
-  r.val.ack_ns = ts_ns;
   r.val.acks = 5;
   return r;
 }
