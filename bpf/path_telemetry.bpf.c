@@ -5,7 +5,8 @@
  * or source port (metaroce:mrc_path_state) keep the path's newest numbers
  * in an LRU map that the tools read; each change also goes to a ring
  * buffer as an event. A failed path gets no ACKs: its change records keep
- * its row current.
+ * its row current. On every ACK the module builds (metaroce:mrc_path_rx)
+ * keep the receiving end's numbers in the same map, as a row of its own.
  *
  * Classic tracepoint programs: the module has no BTF here, so the record
  * layout comes from the shared field list instead of CO-RE relocations.
@@ -28,6 +29,11 @@ struct mrc_tp_hdr {
 struct mrc_path_ctx {
 	struct mrc_tp_hdr hdr;
 	struct mrc_path_rec rec;
+};
+
+struct mrc_rx_ctx {
+	struct mrc_tp_hdr hdr;
+	struct mrc_path_rx_rec rec;
 };
 
 struct {
@@ -74,6 +80,7 @@ static __always_inline void note(struct mrc_path_ctx *ctx, bool change)
 	__builtin_memcpy(key.dev, nv.rec.dev, sizeof(key.dev));
 	key.qpn = nv.rec.qpn;
 	key.path = nv.rec.path;
+	key.side = MRC_TELEM_TX;
 	nv.ts_ns = bpf_ktime_get_ns();
 
 	if (change) {
@@ -124,6 +131,35 @@ SEC("tracepoint/metaroce/mrc_path_state")
 int mrc_on_path_state(struct mrc_path_ctx *ctx)
 {
 	note(ctx, true);
+	return 0;
+}
+
+SEC("tracepoint/metaroce/mrc_path_rx")
+int mrc_on_path_rx(struct mrc_rx_ctx *ctx)
+{
+	struct mrc_telem_key key = {};
+	struct mrc_telem_val *v, nv = {};
+
+	if (bpf_probe_read_kernel(&nv.rx, sizeof(nv.rx), &ctx->rec))
+		return 0;
+	__builtin_memcpy(key.dev, nv.rx.dev, sizeof(key.dev));
+	key.qpn = nv.rx.qpn;
+	key.path = nv.rx.path;
+	key.side = MRC_TELEM_RX;
+	nv.ts_ns = bpf_ktime_get_ns();
+	nv.ack_ns = nv.ts_ns;
+
+	v = bpf_map_lookup_elem(&mrc_paths, &key);
+	if (v) {
+		/* the counters are cumulative: the newest record says it all */
+		__builtin_memcpy(&v->rx, &nv.rx, sizeof(v->rx));
+		v->ts_ns = nv.ts_ns;
+		v->ack_ns = nv.ts_ns;
+		__sync_fetch_and_add(&v->acks, 1);
+		return 0;
+	}
+	nv.acks = 1;
+	bpf_map_update_elem(&mrc_paths, &key, &nv, BPF_NOEXIST);
 	return 0;
 }
 

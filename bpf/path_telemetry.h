@@ -2,11 +2,14 @@
 /*
  * Shared by the BPF program (path_telemetry.bpf.c) and the tools
  * (metaroce-top, metaroce-exporter): the map that keeps the latest numbers
- * of every path, keyed by device, QP and path id, and the events of the
- * ring buffer.
+ * of every path, keyed by device, QP, path id and side, and the events of
+ * the ring buffer.
  *
- * The record is that of the metaroce:mrc_path_ack and mrc_path_state
- * tracepoints, built from the same field list the kernel's trace.h uses
+ * A path has two ends: the sending one (records of the metaroce:mrc_path_ack
+ * and mrc_path_state tracepoints) and the receiving one (mrc_path_rx, the
+ * peer's path of the same id). A host that both sends and receives on a QP
+ * has a row of each side per path; the key's side keeps them apart. The
+ * records are built from the same field lists the kernel's trace.h uses
  * (kernel/trace_fields.h), so a field added there shows up here without a
  * second definition.
  */
@@ -39,25 +42,39 @@ typedef __u64 u64;
 struct mrc_path_rec {
 	MRC_TP_PATH_FIELDS
 };
+
+/* ... and those of mrc_path_rx */
+struct mrc_path_rx_rec {
+	MRC_TP_RX_FIELDS
+};
 #pragma pop_macro("__array")
 #pragma pop_macro("__field")
+
+enum mrc_telem_side {
+	MRC_TELEM_TX = 0,	/* our path: mrc_path_ack, mrc_path_state */
+	MRC_TELEM_RX = 1,	/* the peer's path as we receive it: mrc_path_rx */
+};
 
 struct mrc_telem_key {
 	char dev[MRC_TP_DEV_LEN];
 	u32 qpn;
 	u32 path;
+	u32 side;		/* enum mrc_telem_side */
 };
 
 /* bpf_ktime_get_ns() stamps; 0: not seen since the program loaded */
 struct mrc_telem_val {
-	struct mrc_path_rec rec;	/* the newest record, ACK or change */
+	union {
+		struct mrc_path_rec rec;	/* TX: the newest ACK or change */
+		struct mrc_path_rx_rec rx;	/* RX: the newest ACK built */
+	};
 	u64 ts_ns;			/* of that record */
-	u64 ack_ns;			/* of the newest ACK */
-	u64 change_ns;			/* of the newest state/port change */
+	u64 ack_ns;			/* of the newest ACK, received or built */
+	u64 change_ns;			/* TX: of the newest state/port change */
 	u64 acks;			/* ACKs seen since the program loaded */
-	u64 changes;			/* changes seen since then */
+	u64 changes;			/* TX: changes seen since then */
 	/*
-	 * The record has the newest RTT sample only: the largest of those
+	 * TX: the record has the newest RTT sample only: the largest of those
 	 * this program saw, per window, is the path's recent max RTT
 	 * (figures.cc recent_max_rtt_us()).
 	 */

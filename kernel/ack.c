@@ -11,6 +11,7 @@
 #include "share.h"
 #include "counter.h"
 #include "stats.h"
+#include "trace.h"
 
 /* [OPS-20] receive credits; an SRQ's are not ours to count */
 static u32 mrc_ack_rsn_limit(struct mrc_xp *xp)
@@ -64,6 +65,7 @@ void mrc_ack_send(struct mrc_xp *xp, u64 now, struct sk_buff_head *out)
 
 		/* [CC-9] every ACK carries the device's fair share */
 		ack.rate_hint = mrc_share_hint(xp->dev, now);
+		trace_mrc_path_rx(xp, &ack);
 		mrc_conn_ack_to_pkt(&ack, &pkt);
 		pkt.flags |= mrc_ack_bundle_flag();
 		pkt.tsval = (u32)now;

@@ -7,8 +7,12 @@
  * mrc_path_state fires, with the same record, for each path whose state
  * or source port a core call changed (failed, re-entropied, probing,
  * proven again): a path that gets no ACKs still reports where it stands.
+ * mrc_path_rx fires on the receiving end, once per ACK built, with the
+ * cumulative counters of the peer's path the ACK answers: arrivals new and
+ * duplicate, holes, CE marks, the window. Per ACK, not per packet, as the
+ * sender's side is per ACK received.
  * The BPF telemetry (bpf/path_telemetry.bpf.c, userspace/tools/metaroce-top)
- * attaches to both; with nothing attached they cost a static branch.
+ * attaches to all three; with nothing attached they cost a static branch.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM metaroce
@@ -29,6 +33,21 @@
 static inline u32 mrc_trace_us(u64 ns)
 {
 	return (u32)min_t(u64, div_u64(ns, NSEC_PER_USEC), U32_MAX);
+}
+
+/* PSNs from the receive window's base to the newest, and of those missing */
+static inline u16 mrc_trace_rx_span(const struct mrc_path_rx *rx)
+{
+	return (u16)min_t(u32, rx->next - rx->cum, U16_MAX);
+}
+
+static inline u16 mrc_trace_rx_holes(const struct mrc_path_rx *rx)
+{
+	u32 i, got = 0, span = mrc_trace_rx_span(rx);
+
+	for (i = 0; i < MRC_SACK_WORDS; i++)
+		got += hweight64(rx->bits[i]);
+	return span > got ? (u16)(span - got) : 0;
 }
 #endif
 
@@ -88,6 +107,43 @@ DEFINE_EVENT(mrc_path_class, mrc_path_state,
 	     TP_PROTO(const struct mrc_xp *xp, u32 path, u32 rate_hint,
 		      u8 was_state, u16 was_sport),
 	     TP_ARGS(xp, path, rate_hint, was_state, was_sport)
+);
+
+/* @ack was just built by mrc_conn_ack_next() for one of the peer's paths. */
+TRACE_EVENT(mrc_path_rx,
+	    TP_PROTO(const struct mrc_xp *xp, const struct mrc_ack_info *ack),
+	    TP_ARGS(xp, ack),
+	    TP_STRUCT__entry(MRC_TP_RX_FIELDS),
+	    TP_fast_assign(const struct mrc_path_rx *rx = &xp->conn.path[ack->path_id].rx;
+
+			   strscpy(__entry->dev, dev_name(&xp->dev->ibdev.dev),
+				   MRC_TP_DEV_LEN);
+			   __entry->rx_pkts = rx->rx_new;
+			   __entry->rx_bytes = rx->new_bytes;
+			   __entry->placed_bytes = rx->placed_bytes;
+			   __entry->dup_pkts = rx->rx_dup;
+			   __entry->dup_bytes = rx->dup_bytes;
+			   __entry->late_pkts = rx->rx_late;
+			   __entry->skipped = rx->rx_skipped;
+			   __entry->slides = rx->slides;
+			   __entry->oow = rx->rx_oow;
+			   __entry->acks = rx->acks;
+			   __entry->qpn = xp->qpn;
+			   __entry->ce = rx->ce_count;
+			   __entry->ack_delay_us = ack->ack_delay / NSEC_PER_USEC;
+			   __entry->rate_hint = ack->rate_hint;
+			   __entry->span = mrc_trace_rx_span(rx);
+			   __entry->holes = mrc_trace_rx_holes(rx);
+			   __entry->peer_sport = rx->peer_sport;
+			   __entry->ack_sport = ack->sport;
+			   __entry->path = ack->path_id;
+			   __entry->why = ack->why;),
+	    TP_printk("%s qpn=%u path=%u sport=%u new=%llu bytes=%llu placed=%llu dup=%llu late=%llu skipped=%llu slides=%llu ce=%u span=%u holes=%u why=%u",
+		      __entry->dev, __entry->qpn, __entry->path,
+		      __entry->peer_sport, __entry->rx_pkts, __entry->rx_bytes,
+		      __entry->placed_bytes, __entry->dup_pkts,
+		      __entry->late_pkts, __entry->skipped, __entry->slides,
+		      __entry->ce, __entry->span, __entry->holes, __entry->why)
 );
 
 #endif /* MRC_TRACE_H */

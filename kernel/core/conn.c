@@ -1129,7 +1129,7 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	struct mrc_path_rx *rx;
 	struct mrc_rx_msg *m;
 	enum mrc_rx_verdict v;
-	u32 idx, first, n, fresh = 0;
+	u32 idx, first, n, fresh = 0, placed = 0;
 
 	if (c->error)
 		return MRC_RX_DROP;
@@ -1145,10 +1145,12 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 	case MRC_RX_PSN_DUP:
 		/* [REL-6] a copy the network made, or one we gave up on */
 		mrc_path_rx_note_dup(rx, now, seg->ce, seg->tsval);
+		rx->dup_bytes += seg->len;
 		c->rx_pending |= 1u << seg->path_id;
 		c->stats.rx_dup++;
 		return MRC_RX_DUP;
 	default:
+		rx->rx_oow++;
 		c->stats.rx_drop++;
 		return MRC_RX_DROP;
 	}
@@ -1176,8 +1178,7 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 		if (mrc_seq_before(idx, m->seg_cum) || segbit(m, idx))
 			continue;
 		segbit_flip(m, idx);
-		m->placed += mrc_min_u32(c->cfg.mss,
-					 m->total - idx * c->cfg.mss);
+		placed += mrc_min_u32(c->cfg.mss, m->total - idx * c->cfg.mss);
 		fresh++;
 	}
 	if (!fresh)
@@ -1186,8 +1187,11 @@ enum mrc_rx_verdict mrc_conn_rx_data(struct mrc_conn *c, u64 now,
 		segbit_flip(m, m->seg_cum);
 		m->seg_cum++;
 	}
+	m->placed += placed;
 	/* ack_request() answers ACK_REQ, on this path and every other */
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, false);
+	rx->new_bytes += seg->len;
+	rx->placed_bytes += placed;
 	c->rx_pending |= 1u << seg->path_id;
 	rx_route(rx, seg);
 	if ((seg->flags & (MRC_F_LAST | MRC_F_ACK_REQ)) ==
@@ -1209,6 +1213,7 @@ dup:
 	 * arrived after all. The path must still count the PSN.
 	 */
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, true);
+	rx->new_bytes += seg->len;
 	c->rx_pending |= 1u << seg->path_id;
 	rx_route(rx, seg);
 	if (seg->flags & MRC_F_ACK_REQ)
@@ -1254,6 +1259,7 @@ enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
 	psn = mrc_path_rx_check(rx, seg->psn);
 	if (psn == MRC_RX_PSN_DUP) {
 		mrc_path_rx_note_dup(rx, now, seg->ce, seg->tsval);
+		rx->dup_bytes += seg->len;
 		c->rx_pending |= 1u << seg->path_id;
 		c->stats.rx_dup++;
 		return MRC_RX_DUP;
@@ -1263,6 +1269,7 @@ enum mrc_rx_verdict mrc_conn_rx_linger(struct mrc_conn *c, u64 now,
 		return MRC_RX_DROP;
 	}
 	mrc_path_rx_accept(rx, now, seg->psn, seg->ce, seg->tsval, true);
+	rx->new_bytes += seg->len;
 	c->rx_pending |= 1u << seg->path_id;
 	rx_route(rx, seg);
 	if (seg->flags & MRC_F_ACK_REQ)

@@ -725,8 +725,12 @@ void mrc_path_rx_accept(struct mrc_path_rx *rx, u64 now, u32 psn, bool ce,
 	/* [REL-13] ACK at once on anything but the next PSN in order. */
 	if (psn != rx->next)
 		mrc_path_rx_ack_now(rx, MRC_ACK_WHY_ORDER);
-	if (mrc_seq_before(rx->next, psn + 1))
+	if (mrc_seq_before(psn, rx->next)) {
+		rx->rx_late++;
+	} else {
+		rx->rx_skipped += psn - rx->next;
 		rx->next = psn + 1;
+	}
 	if (ce) {
 		rx->ce_count++;
 		mrc_path_rx_ack_now(rx, MRC_ACK_WHY_CE);

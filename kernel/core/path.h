@@ -200,6 +200,15 @@ struct mrc_path_rx {
 	u64 rx_oow;
 	u64 slides;		/* window moved past a hole ([REL-5]) */
 	u64 acks;
+	/*
+	 * for telemetry: the receiver's view of the path. A resend takes a
+	 * new PSN, so skipped PSNs not filled late are what the path lost.
+	 */
+	u64 rx_late;		/* new PSNs below next: they filled a hole */
+	u64 rx_skipped;		/* PSNs next jumped over: holes opened */
+	u64 new_bytes;		/* payload of rx_new (the connection's count) */
+	u64 dup_bytes;		/* payload of rx_dup */
+	u64 placed_bytes;	/* of new_bytes, the data placed the first time */
 };
 
 /* What an ACK or a timeout did to the sender half. */

@@ -386,8 +386,28 @@ TEST(PathRx, WindowAndSlide)
 	mrc_path_rx_accept(&rx, 0, 1300, false, 0, false);
 	EXPECT_EQ(rx.cum, 1300u - 256);
 	EXPECT_EQ(rx.slides, 1u);
+	EXPECT_EQ(rx.rx_skipped, 1u + (1300 - 1003));	// 1001, 1003..1299
+	EXPECT_EQ(rx.rx_late, 0u);
 	EXPECT_EQ(mrc_path_rx_check(&rx, 1001), MRC_RX_PSN_DUP);
 	EXPECT_EQ(mrc_path_rx_check(&rx, 1000 + MRC_PATH_MAX_JUMP * 2), MRC_RX_PSN_OOW);
+}
+
+// telemetry: a PSN jumped over is a hole; one that fills it came late
+TEST(PathRx, LateAndSkipped)
+{
+	mrc_path_rx rx;
+
+	mrc_path_rx_init(&rx, 0);
+	mrc_path_rx_accept(&rx, 0, 0, false, 0, false);
+	mrc_path_rx_accept(&rx, 0, 3, false, 0, false);	// 1, 2 skipped
+	EXPECT_EQ(rx.rx_skipped, 2u);
+	mrc_path_rx_accept(&rx, 0, 2, false, 0, false);	// late
+	mrc_path_rx_accept(&rx, 0, 4, false, 0, false);
+	EXPECT_EQ(rx.rx_skipped, 2u);
+	EXPECT_EQ(rx.rx_late, 1u);
+	EXPECT_EQ(rx.rx_new, 4u);
+	EXPECT_EQ(rx.cum, 1u);		// PSN 1 still missing
+	EXPECT_EQ(rx.next, 5u);
 }
 
 // [REL-13] coalescing: every ack_every packets or after ack_delay
@@ -1216,6 +1236,16 @@ TEST(Conn, MultiSegmentShapes)
 	ASSERT_TRUE(mrc_conn_rx_poll(p.b.get(), &done));
 	EXPECT_EQ(done.len, 6000u);
 	EXPECT_EQ(p.b->stats.rx_new, 4u);
+	// telemetry: each new PSN's payload; of it, each byte placed once
+	const mrc_path_rx &r = p.b->path[0].rx;
+	EXPECT_EQ(r.new_bytes, 2048u + 1024 + 2048 + 1904 + 4976 + 1024);
+	EXPECT_EQ(r.placed_bytes, 6000u);
+	EXPECT_EQ(r.dup_bytes, 0u);
+	psn = 0;
+	EXPECT_EQ(rx(0, 1024), MRC_RX_DUP);	// the network's copy
+	EXPECT_EQ(r.rx_dup, 1u);
+	EXPECT_EQ(r.dup_bytes, 1024u);
+	EXPECT_EQ(r.placed_bytes, 6000u);
 
 	for (uint32_t bad_len : {1500u, 3000u, 0u, 6001u}) {
 		Pair q(1);

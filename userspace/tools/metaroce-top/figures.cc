@@ -64,22 +64,40 @@ std::vector<PathFig> Rates::sample(const std::vector<PathRow> &rows, uint64_t no
     f.age_s = age(now_ns, v.ts_ns);
     f.ack_age_s = age(now_ns, v.ack_ns);
     f.change_age_s = age(now_ns, v.change_ns);
-    auto k = std::make_tuple(r.dev, r.qpn, r.path);
-    f.max_rtt_us = recent_max_rtt_us(v, now_ns);
-    const Prev cur{now_ns,          v.rec.tx_pkts,  v.rec.acked_pkts,
-                   v.rec.lost_pkts, v.rec.tx_bytes, v.rec.acked_bytes};
+    auto k = std::make_tuple(r.dev, r.qpn, r.side, r.path);
+    Prev cur{now_ns, {}};
+    if (r.rx()) {
+      const uint64_t n[] = {v.rx.rx_pkts, v.rx.dup_pkts, v.rx.late_pkts, v.rx.rx_bytes,
+                            v.rx.placed_bytes};
+      std::copy(std::begin(n), std::end(n), cur.n);
+    } else {
+      f.max_rtt_us = recent_max_rtt_us(v, now_ns);
+      const uint64_t n[] = {v.rec.tx_pkts, v.rec.acked_pkts, v.rec.lost_pkts, v.rec.tx_bytes,
+                            v.rec.acked_bytes};
+      std::copy(std::begin(n), std::end(n), cur.n);
+    }
     auto it = prev_.find(k);
     // a counter that went back is a new QP of the same number: no rate
-    if (it != prev_.end() && now_ns > it->second.at_ns && cur.tx >= it->second.tx &&
-        cur.acked >= it->second.acked && cur.lost >= it->second.lost &&
-        cur.tx_bytes >= it->second.tx_bytes && cur.acked_bytes >= it->second.acked_bytes) {
+    if (it != prev_.end() && now_ns > it->second.at_ns &&
+        std::equal(std::begin(cur.n), std::end(cur.n), std::begin(it->second.n),
+                   [](uint64_t c, uint64_t p) { return c >= p; })) {
       const double dt = double(now_ns - it->second.at_ns) / 1e9;
+      double d[5];
+      for (int i = 0; i < 5; i++) d[i] = double(cur.n[i] - it->second.n[i]) / dt;
       f.rates = true;
-      f.tx_pps = double(cur.tx - it->second.tx) / dt;
-      f.acked_pps = double(cur.acked - it->second.acked) / dt;
-      f.lost_pps = double(cur.lost - it->second.lost) / dt;
-      f.tx_Bps = double(cur.tx_bytes - it->second.tx_bytes) / dt;
-      f.acked_Bps = double(cur.acked_bytes - it->second.acked_bytes) / dt;
+      if (r.rx()) {
+        f.rx_pps = d[0];
+        f.rx_dup_pps = d[1];
+        f.rx_late_pps = d[2];
+        f.rx_Bps = d[3];
+        f.rx_placed_Bps = d[4];
+      } else {
+        f.tx_pps = d[0];
+        f.acked_pps = d[1];
+        f.lost_pps = d[2];
+        f.tx_Bps = d[3];
+        f.acked_Bps = d[4];
+      }
     }
     next[k] = cur;
     out.push_back(f);
@@ -89,19 +107,37 @@ std::vector<PathFig> Rates::sample(const std::vector<PathRow> &rows, uint64_t no
 }
 
 bool visible(const PathFig &f, double stale_s) {
+  if (f.row.rx()) return f.age_s <= stale_s;
   const unsigned s = f.row.val.rec.state;
   return f.age_s <= stale_s || s == 0 /* probing */ || s == 3 /* failed */;
 }
 
 std::vector<ConnFig> by_connection(const std::vector<PathFig> &paths) {
   std::vector<ConnFig> conns;
-  for (const PathFig &f : paths) {  // sorted by device, QP, path
+  for (const PathFig &f : paths) {  // sorted by device, QP, side, path
     if (conns.empty() || conns.back().dev != f.row.dev || conns.back().qpn != f.row.qpn) {
       conns.emplace_back();
       conns.back().dev = f.row.dev;
       conns.back().qpn = f.row.qpn;
     }
     ConnFig &c = conns.back();
+    if (f.row.rx()) {
+      const mrc_path_rx_rec &x = f.row.val.rx;
+      c.rx_pkts += x.rx_pkts;
+      c.rx_bytes += x.rx_bytes;
+      c.rx_placed_bytes += x.placed_bytes;
+      c.rx_dup_pkts += x.dup_pkts;
+      c.rx_dup_bytes += x.dup_bytes;
+      c.rx_late_pkts += x.late_pkts;
+      c.rx_skipped += x.skipped;
+      c.rx_ce += x.ce;
+      c.rx_pps += f.rx_pps;
+      c.rx_dup_pps += f.rx_dup_pps;
+      c.rx_Bps += f.rx_Bps;
+      c.rx_placed_Bps += f.rx_placed_Bps;
+      c.rx.push_back(f);
+      continue;
+    }
     const mrc_path_rec &p = f.row.val.rec;
     c.paths++;
     if (p.state < 4) c.by_state[p.state]++;
@@ -126,7 +162,7 @@ std::vector<ConnFig> by_connection(const std::vector<PathFig> &paths) {
   return conns;
 }
 
-const char *const kSortKeys = "path, tx, bytes, srtt, maxrtt, retx, loss, mark, moves, age";
+const char *const kSortKeys = "path, tx, bytes, srtt, maxrtt, retx, loss, mark, moves, age, rx, dup";
 
 bool sort_paths(std::vector<PathFig> *paths, const std::string &key) {
   using Val = double (*)(const PathFig &);
@@ -141,16 +177,24 @@ bool sort_paths(std::vector<PathFig> *paths, const std::string &key) {
       {"mark", [](const PathFig &f) { return double(f.row.val.rec.mark_pm); }},
       {"moves", [](const PathFig &f) { return double(f.row.val.rec.moves); }},
       {"age", [](const PathFig &f) { return f.age_s; }},
+      {"rx", [](const PathFig &f) { return f.rx_Bps; }},
+      {"dup", [](const PathFig &f) { return f.rx_dup_pps; }},
   };
   const auto it = keys.find(key);
   if (it == keys.end()) return false;
   const auto order = [](const PathFig &a, const PathFig &b) {
-    return std::tie(a.row.dev, a.row.qpn, a.row.path) < std::tie(b.row.dev, b.row.qpn, b.row.path);
+    return std::tie(a.row.dev, a.row.qpn, a.row.side, a.row.path) <
+           std::tie(b.row.dev, b.row.qpn, b.row.side, b.row.path);
   };
   std::sort(paths->begin(), paths->end(), order);
-  if (const Val v = it->second)
+  // a key of one side reads nothing of the other's record (a union)
+  const bool rx_key = key == "rx" || key == "dup";
+  const auto of = [rx_key, v = it->second](const PathFig &f) {
+    return f.row.rx() == rx_key ? v(f) : 0.0;
+  };
+  if (it->second)
     std::stable_sort(paths->begin(), paths->end(),
-                     [v](const PathFig &a, const PathFig &b) { return v(a) > v(b); });
+                     [&of](const PathFig &a, const PathFig &b) { return of(a) > of(b); });
   return true;
 }
 

@@ -16,6 +16,8 @@
 
 namespace mrc_telem {
 
+// A row's figures: the sending end's (row.side TX) or the receiving
+// end's (RX: the rx_ rates; the TX ones stay 0, and the other way round).
 struct PathFig {
   PathRow row;
   double age_s = 0;         // since the newest record (ACK or change)
@@ -25,6 +27,8 @@ struct PathFig {
   double tx_pps = 0, acked_pps = 0, lost_pps = 0;
   double tx_Bps = 0, acked_Bps = 0;  // payload bytes per second
   uint32_t max_rtt_us = 0;           // recent_max_rtt_us() as of the sample
+  double rx_pps = 0, rx_dup_pps = 0, rx_late_pps = 0;  // new, duplicate, late
+  double rx_Bps = 0, rx_placed_Bps = 0;                // payload bytes per second
 };
 
 // The largest RTT sample of the last one to two windows
@@ -44,6 +48,11 @@ struct ConnFig {
   double tx_Bps = 0, acked_Bps = 0;
   uint32_t max_rtt_us = 0;  // the largest of its paths'
   std::vector<PathFig> path;
+  // the receiving end: the peer's paths as this host receives them
+  uint64_t rx_pkts = 0, rx_bytes = 0, rx_placed_bytes = 0, rx_dup_pkts = 0, rx_dup_bytes = 0;
+  uint64_t rx_late_pkts = 0, rx_skipped = 0, rx_ce = 0;
+  double rx_pps = 0, rx_dup_pps = 0, rx_Bps = 0, rx_placed_Bps = 0;
+  std::vector<PathFig> rx;
 };
 
 // Turns successive map readings into figures; rates over the time since
@@ -54,19 +63,25 @@ class Rates {
 
  private:
   struct Prev {
-    uint64_t at_ns, tx, acked, lost, tx_bytes, acked_bytes;
+    uint64_t at_ns;
+    uint64_t n[5];  // counters(): the side's cumulative counters
   };
-  std::map<std::tuple<std::string, uint32_t, uint32_t>, Prev> prev_;
+  std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t>, Prev> prev_;
 };
 
 // A path is current if it spoke within @stale_s; one whose newest state
 // is probing or failed stays visible whatever its age: it gets no ACKs.
+// A receiving end has no state: it shows while it builds ACKs.
 bool visible(const PathFig &f, double stale_s);
 
+// Per connection (device, QP) its sending ends in path, its receiving
+// ends in rx.
 std::vector<ConnFig> by_connection(const std::vector<PathFig> &paths);
 
 // metaroce-top --sort: the keys, each ordering the worst (busiest,
 // slowest, lossiest) path first; "path" keeps device, QPN, path order.
+// rx and dup order the receiving ends (new bytes/s, duplicates/s), the
+// others the sending ends; a row of the other side counts as 0.
 // False (and @paths untouched) for an unknown key.
 extern const char *const kSortKeys;
 bool sort_paths(std::vector<PathFig> *paths, const std::string &key);

@@ -106,6 +106,40 @@ void path_json(Out &o, const PathFig &f) {
   o.close('}');
 }
 
+// The receiving end of the peer's path of this id.
+void rx_path_json(Out &o, const PathFig &f) {
+  const mrc_path_rx_rec &x = f.row.val.rx;
+  o.open(nullptr, '{');
+  o.u("path", f.row.path);
+  o.d("age_s", f.age_s);
+  o.u("acks_seen", f.row.val.acks);
+  o.u("sport", x.peer_sport);
+  o.u("ack_sport", x.ack_sport);
+  o.u("rx_pkts", x.rx_pkts);
+  o.u("rx_bytes", x.rx_bytes);
+  o.u("placed_bytes", x.placed_bytes);
+  o.u("dup_pkts", x.dup_pkts);
+  o.u("dup_bytes", x.dup_bytes);
+  o.u("late_pkts", x.late_pkts);
+  o.u("skipped_pkts", x.skipped);
+  o.u("slides", x.slides);
+  o.u("oow_pkts", x.oow);
+  o.u("acks", x.acks);
+  o.u("ce", x.ce);
+  o.u("span", x.span);
+  o.u("holes", x.holes);
+  o.u("ack_delay_us", x.ack_delay_us);
+  o.u("rate_hint_mbps", x.rate_hint);
+  if (f.rates) {
+    o.d("rx_pps", f.rx_pps);
+    o.d("dup_pps", f.rx_dup_pps);
+    o.d("late_pps", f.rx_late_pps);
+    o.d("rx_bytes_ps", f.rx_Bps);
+    o.d("placed_bytes_ps", f.rx_placed_Bps);
+  }
+  o.close('}');
+}
+
 }  // namespace
 
 std::string to_json(const std::vector<ConnFig> &conns, uint64_t real_ns, uint64_t events_lost) {
@@ -138,6 +172,24 @@ std::string to_json(const std::vector<ConnFig> &conns, uint64_t real_ns, uint64_
     o.open("path", '[');
     for (const PathFig &f : c.path) path_json(o, f);
     o.close(']');
+    o.open("rx", '{');
+    o.u("paths", c.rx.size());
+    o.u("rx_pkts", c.rx_pkts);
+    o.u("rx_bytes", c.rx_bytes);
+    o.u("placed_bytes", c.rx_placed_bytes);
+    o.u("dup_pkts", c.rx_dup_pkts);
+    o.u("dup_bytes", c.rx_dup_bytes);
+    o.u("late_pkts", c.rx_late_pkts);
+    o.u("skipped_pkts", c.rx_skipped);
+    o.u("ce", c.rx_ce);
+    o.d("rx_pps", c.rx_pps);
+    o.d("dup_pps", c.rx_dup_pps);
+    o.d("rx_bytes_ps", c.rx_Bps);
+    o.d("placed_bytes_ps", c.rx_placed_Bps);
+    o.open("path", '[');
+    for (const PathFig &f : c.rx) rx_path_json(o, f);
+    o.close(']');
+    o.close('}');
     o.close('}');
   }
   o.close(']');

@@ -7,15 +7,25 @@
 // path's newest numbers in an LRU map; every interval this prints one row
 // per path heard from in the last --stale seconds, and every probing or
 // failed path whatever its age (it gets no ACKs), with the age of its
-// newest record; then the state changes since the last table.
+// newest record; then the receiving ends of the peer's paths (rows that
+// begin with "rx"), heard from in the last --stale seconds; then the state
+// changes since the last table.
 //
 //   metaroce-top [-i SECONDS] [-n COUNT] [-s STALE_SECONDS] [-t SYSTEM] [-o KEY]
 //                [-r | --json]
 //
 // -o (--sort) orders the table's rows worst first: tx (packets/s), bytes
 // (payload bytes/s), srtt, maxrtt (recent max RTT), retx (declared lost
-// per second), loss, mark, moves, age; path (the default) by device, QPN
-// and path.
+// per second), loss, mark, moves, age; rx (new bytes/s received) and dup
+// (duplicates/s) order the receiving ends; path (the default) by device,
+// QPN and path.
+//
+// A receiving end's row: the peer's path id, the port its data arrives
+// from, new packets and their payload bytes, the bytes placed the first
+// time (the rest were resends of data that had arrived after all),
+// duplicates, late packets (into a hole), lost (PSNs jumped over and not
+// filled late), CE marks, the window's span and holes, the newest ACK's
+// delay, and new bytes and duplicates per second.
 //
 // -t names the trace system (default metaroce), for a renamed test build
 // of the module whose events live elsewhere.
@@ -24,9 +34,10 @@
 // seconds (the program hears of a path only from its next record), prints one JSON
 // document (per connection a summary and its paths: state, ports, RTTs,
 // windows, counters, loss and mark fractions, packet rates over the
-// interval) and exits. See README.md, "Telemetry".
+// interval; and under "rx" the receiving ends' sums and paths) and exits.
+// See README.md, "Telemetry".
 //
-// -r records instead of showing: one line per path and interval, every
+// -r records instead of showing: one line per sending end and interval, every
 // counter as it stands, stamped with the wall clock in microseconds (a
 // shell's $EPOCHREALTIME in the same guest marks events on that clock),
 // for a timeline drawn afterwards (selftests/bench/multipath):
@@ -82,7 +93,7 @@ void print_record(const std::vector<PathFig> &paths, double stale) {
   const uint64_t real = real_ns();
   for (const PathFig &f : paths) {
     const mrc_path_rec &p = f.row.val.rec;
-    if (f.age_s > stale) continue;
+    if (f.row.rx() || f.age_s > stale) continue;
     const uint64_t ack_us = f.row.val.ack_ns ? (int64_t(f.row.val.ack_ns) + to_real) / 1000 : 0;
     std::printf(
         "S %llu %s %u %u %u %u %u %u %llu %llu %llu %llu %llu %u %u %u %u %llu %llu\n",
@@ -106,7 +117,7 @@ void print_table(std::vector<PathFig> paths, double stale, const std::string &so
       "MAXRTT", "TX_BPS", "ACKED_BPS");
   unsigned shown = 0;
   for (const PathFig &f : paths) {
-    if (!visible(f, stale)) continue;
+    if (f.row.rx() || !visible(f, stale)) continue;
     const mrc_path_rec &p = f.row.val.rec;
     std::printf(
         "%-8s %6u %4u %5u %-9s %6.1f %8u %8u %8u %8u %10llu %8.0f %8llu %8llu %6llu %8u %6u %5u "
@@ -119,7 +130,26 @@ void print_table(std::vector<PathFig> paths, double stale, const std::string &so
         p.loss_pm / 10.0, p.mark_pm / 10.0, unsigned(f.max_rtt_us), f.tx_Bps, f.acked_Bps);
     shown++;
   }
-  std::printf("-- %u path(s)\n", shown);
+  std::printf("%-2s %-8s %6s %4s %5s %6s %10s %12s %12s %8s %6s %6s %8s %5s %5s %9s %10s %8s\n",
+              "RX", "DEV", "QPN", "PATH", "SPORT", "AGE_S", "RX_PKTS", "RX_BYTES", "PLACED",
+              "DUP", "LATE", "LOST", "CE", "SPAN", "HOLES", "ACKDLY_US", "RX_BPS", "DUP_PPS");
+  unsigned rx = 0;
+  for (const PathFig &f : paths) {
+    if (!f.row.rx() || !visible(f, stale)) continue;
+    const mrc_path_rx_rec &x = f.row.val.rx;
+    std::printf(
+        "%-2s %-8s %6u %4u %5u %6.1f %10llu %12llu %12llu %8llu %6llu %6llu %8u %5u %5u %9u %10.0f "
+        "%8.0f\n",
+        "rx", f.row.dev.c_str(), unsigned(f.row.qpn), unsigned(f.row.path), unsigned(x.peer_sport),
+        f.age_s, (unsigned long long)x.rx_pkts, (unsigned long long)x.rx_bytes,
+        (unsigned long long)x.placed_bytes, (unsigned long long)x.dup_pkts,
+        (unsigned long long)x.late_pkts,
+        (unsigned long long)(x.skipped > x.late_pkts ? x.skipped - x.late_pkts : 0),
+        unsigned(x.ce), unsigned(x.span), unsigned(x.holes), unsigned(x.ack_delay_us), f.rx_Bps,
+        f.rx_dup_pps);
+    rx++;
+  }
+  std::printf("-- %u path(s), %u receiving\n", shown, rx);
 }
 
 void print_event(const mrc_telem_event &e) {

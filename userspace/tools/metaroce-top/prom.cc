@@ -126,6 +126,44 @@ const PathFamily kPathFamilies[] = {
      [](const PathFig &f) { return double(f.row.val.changes); }},
 };
 
+// The receiving ends: label path is the peer's path id.
+const PathFamily kRxFamilies[] = {
+    {"metaroce_path_rx_source_port", "gauge", "UDP source port the peer's path arrives from (0: unknown)",
+     [](const PathFig &f) { return double(f.row.val.rx.peer_sport); }},
+    {"metaroce_path_rx_packets_total", "counter", "new packets (PSNs) received on the path",
+     [](const PathFig &f) { return double(f.row.val.rx.rx_pkts); }},
+    {"metaroce_path_rx_bytes_total", "counter", "payload bytes of the new packets received on the path",
+     [](const PathFig &f) { return double(f.row.val.rx.rx_bytes); }},
+    {"metaroce_path_rx_placed_bytes_total", "counter",
+     "payload bytes the path placed for the first time (the rest: spurious resends)",
+     [](const PathFig &f) { return double(f.row.val.rx.placed_bytes); }},
+    {"metaroce_path_rx_duplicate_packets_total", "counter", "packets received again on the path",
+     [](const PathFig &f) { return double(f.row.val.rx.dup_pkts); }},
+    {"metaroce_path_rx_duplicate_bytes_total", "counter", "payload bytes of the duplicate packets",
+     [](const PathFig &f) { return double(f.row.val.rx.dup_bytes); }},
+    {"metaroce_path_rx_late_packets_total", "counter", "new packets that arrived out of order, into a hole",
+     [](const PathFig &f) { return double(f.row.val.rx.late_pkts); }},
+    {"metaroce_path_rx_skipped_packets_total", "counter",
+     "packets jumped over by a newer one; minus the late ones: lost on the way",
+     [](const PathFig &f) { return double(f.row.val.rx.skipped); }},
+    {"metaroce_path_rx_window_slides_total", "counter", "holes the receive window gave up on",
+     [](const PathFig &f) { return double(f.row.val.rx.slides); }},
+    {"metaroce_path_rx_out_of_window_packets_total", "counter", "packets refused as too far ahead",
+     [](const PathFig &f) { return double(f.row.val.rx.oow); }},
+    {"metaroce_path_rx_acks_total", "counter", "ACKs built for the path",
+     [](const PathFig &f) { return double(f.row.val.rx.acks); }},
+    {"metaroce_path_rx_ce_marks", "gauge", "CE-marked packets received on the path, modulo 2^32",
+     [](const PathFig &f) { return double(f.row.val.rx.ce); }},
+    {"metaroce_path_rx_window_span_packets", "gauge", "PSNs from the receive window's base to the newest",
+     [](const PathFig &f) { return double(f.row.val.rx.span); }},
+    {"metaroce_path_rx_window_holes_packets", "gauge", "of the window's span, the packets missing",
+     [](const PathFig &f) { return double(f.row.val.rx.holes); }},
+    {"metaroce_path_rx_ack_delay_seconds", "gauge", "how long the newest ACK held the packet it answers",
+     [](const PathFig &f) { return f.row.val.rx.ack_delay_us / 1e6; }},
+    {"metaroce_path_rx_record_age_seconds", "gauge", "time since the path's newest ACK was built",
+     [](const PathFig &f) { return f.age_s; }},
+};
+
 // sysfs counter names are the driver's own; anything else is dropped
 bool metric_safe(const std::string &n) {
   if (n.empty() || std::isdigit((unsigned char)n[0])) return false;
@@ -182,6 +220,11 @@ std::string to_prom(const std::vector<ConnFig> &conns, const std::vector<DevCoun
     pg.family(fam.name, fam.type, fam.help);
     for (const ConnFig &c : conns)
       for (const PathFig &f : c.path) pg.sample(fam.name, path_labels(f), num(fam.get(f)));
+  }
+  for (const PathFamily &fam : kRxFamilies) {
+    pg.family(fam.name, fam.type, fam.help);
+    for (const ConnFig &c : conns)
+      for (const PathFig &f : c.rx) pg.sample(fam.name, path_labels(f), num(fam.get(f)));
   }
   pg.family("metaroce_conn_cwnd_bytes", "gauge", "congestion window of the connection");
   for (const ConnFig &c : conns) pg.sample("metaroce_conn_cwnd_bytes", conn_labels(c), num(c.conn_cwnd));

@@ -39,7 +39,38 @@ void ensure_tracefs(const char *tool) {
 // The BPF programs read the record at fixed offsets derived from
 // kernel/trace_fields.h; refuse to run if the kernel's layout differs
 // (a module built from another version of the field list).
-bool layout_matches(const char *tool, const std::string &system, const char *event) {
+struct Want {
+  const char *name;
+  size_t off;
+  size_t size;
+};
+
+const size_t kHdr = 8;  // struct trace_entry
+#define MRC_WANT(rec, f) {#f, kHdr + offsetof(rec, f), sizeof(rec::f)}
+
+const Want kWantPath[] = {
+    MRC_WANT(mrc_path_rec, dev),         MRC_WANT(mrc_path_rec, tx_pkts),
+    MRC_WANT(mrc_path_rec, tx_bytes),    MRC_WANT(mrc_path_rec, acked_bytes),
+    MRC_WANT(mrc_path_rec, qpn),         MRC_WANT(mrc_path_rec, rate_hint),
+    MRC_WANT(mrc_path_rec, moves),       MRC_WANT(mrc_path_rec, rtt_us),
+    MRC_WANT(mrc_path_rec, rtt_samples), MRC_WANT(mrc_path_rec, mark_pm),
+    MRC_WANT(mrc_path_rec, sport),       MRC_WANT(mrc_path_rec, state),
+    MRC_WANT(mrc_path_rec, was_state),   MRC_WANT(mrc_path_rec, fail_why),
+    MRC_WANT(mrc_path_rec, was_sport),
+};
+
+const Want kWantRx[] = {
+    MRC_WANT(mrc_path_rx_rec, dev),        MRC_WANT(mrc_path_rx_rec, rx_pkts),
+    MRC_WANT(mrc_path_rx_rec, rx_bytes),   MRC_WANT(mrc_path_rx_rec, placed_bytes),
+    MRC_WANT(mrc_path_rx_rec, acks),       MRC_WANT(mrc_path_rx_rec, qpn),
+    MRC_WANT(mrc_path_rx_rec, ce),         MRC_WANT(mrc_path_rx_rec, rate_hint),
+    MRC_WANT(mrc_path_rx_rec, span),       MRC_WANT(mrc_path_rx_rec, ack_sport),
+    MRC_WANT(mrc_path_rx_rec, path),       MRC_WANT(mrc_path_rx_rec, why),
+};
+
+template <size_t N>
+bool layout_matches(const char *tool, const std::string &system, const char *event,
+                    const Want (&want)[N]) {
   const std::string format = std::string(kTracefs) + "/events/" + system + "/" + event + "/format";
   std::ifstream in(format);
   if (!in) {
@@ -47,29 +78,6 @@ bool layout_matches(const char *tool, const std::string &system, const char *eve
                  format.c_str());
     return false;
   }
-  struct Want {
-    const char *name;
-    size_t off;
-    size_t size;
-  };
-  const size_t h = 8;  // struct trace_entry
-  const Want want[] = {
-      {"dev", h + offsetof(mrc_path_rec, dev), MRC_TP_DEV_LEN},
-      {"tx_pkts", h + offsetof(mrc_path_rec, tx_pkts), 8},
-      {"tx_bytes", h + offsetof(mrc_path_rec, tx_bytes), 8},
-      {"acked_bytes", h + offsetof(mrc_path_rec, acked_bytes), 8},
-      {"qpn", h + offsetof(mrc_path_rec, qpn), 4},
-      {"rate_hint", h + offsetof(mrc_path_rec, rate_hint), 4},
-      {"moves", h + offsetof(mrc_path_rec, moves), 4},
-      {"rtt_us", h + offsetof(mrc_path_rec, rtt_us), 4},
-      {"rtt_samples", h + offsetof(mrc_path_rec, rtt_samples), 4},
-      {"mark_pm", h + offsetof(mrc_path_rec, mark_pm), 2},
-      {"sport", h + offsetof(mrc_path_rec, sport), 2},
-      {"state", h + offsetof(mrc_path_rec, state), 1},
-      {"was_state", h + offsetof(mrc_path_rec, was_state), 1},
-      {"fail_why", h + offsetof(mrc_path_rec, fail_why), 1},
-      {"was_sport", h + offsetof(mrc_path_rec, was_sport), 2},
-  };
   std::map<std::string, std::pair<size_t, size_t>> got;
   std::string line;
   while (std::getline(in, line)) {
@@ -112,8 +120,9 @@ Session::~Session() {
 
 bool Session::open(const char *tool, const std::string &system, EventFn on_event) {
   ensure_tracefs(tool);
-  if (!layout_matches(tool, system, "mrc_path_ack") ||
-      !layout_matches(tool, system, "mrc_path_state"))
+  if (!layout_matches(tool, system, "mrc_path_ack", kWantPath) ||
+      !layout_matches(tool, system, "mrc_path_state", kWantPath) ||
+      !layout_matches(tool, system, "mrc_path_rx", kWantRx))
     return false;
   skel_ = path_telemetry::open_and_load();
   if (!skel_) {
@@ -129,6 +138,7 @@ bool Session::open(const char *tool, const std::string &system, EventFn on_event
   } att[] = {
       {skel_->progs.mrc_on_path_ack, &skel_->links.mrc_on_path_ack, "mrc_path_ack"},
       {skel_->progs.mrc_on_path_state, &skel_->links.mrc_on_path_state, "mrc_path_state"},
+      {skel_->progs.mrc_on_path_rx, &skel_->links.mrc_on_path_rx, "mrc_path_rx"},
   };
   for (auto &a : att) {
     *a.link = bpf_program__attach_tracepoint(a.prog, system.c_str(), a.event);
@@ -146,8 +156,8 @@ bool Session::open(const char *tool, const std::string &system, EventFn on_event
       return false;
     }
   }
-  std::fprintf(stderr, "%s: attached to %s:mrc_path_ack and mrc_path_state\n", tool,
-               system.c_str());
+  std::fprintf(stderr, "%s: attached to %s:mrc_path_ack, mrc_path_state and mrc_path_rx\n",
+               tool, system.c_str());
   return true;
 }
 
@@ -165,16 +175,18 @@ std::vector<PathRow> Session::paths() const {
     r.dev.assign(next.dev, strnlen(next.dev, MRC_TP_DEV_LEN));
     r.qpn = next.qpn;
     r.path = next.path;
+    r.side = next.side;
     if (bpf_map_lookup_elem(fd, &next, &r.val) == 0) rows.push_back(r);
     key = next;
     first = false;
   }
   std::sort(rows.begin(), rows.end(), [](const PathRow &a, const PathRow &b) {
-    return std::tie(a.dev, a.qpn, a.path) < std::tie(b.dev, b.qpn, b.path);
+    return std::tie(a.dev, a.qpn, a.side, a.path) < std::tie(b.dev, b.qpn, b.side, b.path);
   });
   rows.erase(std::unique(rows.begin(), rows.end(),
                          [](const PathRow &a, const PathRow &b) {
-                           return std::tie(a.dev, a.qpn, a.path) == std::tie(b.dev, b.qpn, b.path);
+                           return std::tie(a.dev, a.qpn, a.side, a.path) ==
+                                  std::tie(b.dev, b.qpn, b.side, b.path);
                          }),
              rows.end());
   return rows;

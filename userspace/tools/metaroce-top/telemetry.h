@@ -18,12 +18,15 @@ struct ring_buffer;
 
 namespace mrc_telem {
 
-// One row of the map: a path of a QP of a device.
+// One row of the map: a path of a QP of a device, its sending end (TX:
+// val.rec) or its receiving end (RX: val.rx, the peer's path of that id).
 struct PathRow {
   std::string dev;
   uint32_t qpn = 0;
   uint32_t path = 0;
+  uint32_t side = MRC_TELEM_TX;
   mrc_telem_val val{};
+  bool rx() const { return side == MRC_TELEM_RX; }
 };
 
 const char *state_name(unsigned state);
@@ -46,7 +49,7 @@ class Session {
   // loads and attaches; on failure prints why (as @tool) and returns false.
   bool open(const char *tool, const std::string &system, EventFn on_event);
 
-  // Sorted by device, QP, path.
+  // Sorted by device, QP, side, path.
   std::vector<PathRow> paths() const;
   // Calls the event callback for each change queued since; the number.
   int drain_events();

@@ -21,15 +21,29 @@ using namespace mrc_telem;
 
 namespace {
 
-PathRow row(const char *dev, uint32_t qpn, uint32_t path, uint8_t state, uint64_t tx,
-            uint64_t ts_ns) {
+// A row of @side named @dev, @qpn, @path (the key and the record alike),
+// seen at @ts_ns.
+template <typename Rec>
+PathRow named(Rec &rec, uint32_t side, const char *dev, uint32_t qpn, uint32_t path,
+              uint64_t ts_ns) {
   PathRow r;
   r.dev = dev;
   r.qpn = qpn;
   r.path = path;
-  std::memcpy(r.val.rec.dev, dev, std::min(std::strlen(dev), sizeof(r.val.rec.dev)));
-  r.val.rec.qpn = qpn;
-  r.val.rec.path = uint8_t(path);
+  r.side = side;
+  std::memcpy(rec.dev, dev, std::min(std::strlen(dev), sizeof(rec.dev)));
+  rec.qpn = qpn;
+  rec.path = uint8_t(path);
+  r.val.ts_ns = ts_ns;
+  r.val.ack_ns = ts_ns;
+  return r;
+}
+
+PathRow row(const char *dev, uint32_t qpn, uint32_t path, uint8_t state, uint64_t tx,
+            uint64_t ts_ns) {
+  mrc_path_rec rec{};
+  PathRow r = named(rec, MRC_TELEM_TX, dev, qpn, path, ts_ns);
+  r.val.rec = rec;
   r.val.rec.state = state;
   r.val.rec.tx_pkts = tx;
   r.val.rec.acked_pkts = tx / 2;
@@ -42,9 +56,27 @@ PathRow row(const char *dev, uint32_t qpn, uint32_t path, uint8_t state, uint64_
   r.val.rec.loss_pm = 25;
   r.val.rec.mark_pm = 500;
   r.val.rec.sport = uint16_t(50000 + path);
-  r.val.ts_ns = ts_ns;
-  r.val.ack_ns = ts_ns;
   r.val.acks = 3;
+  return r;
+}
+
+// The receiving end of the peer's path @path: @rx new packets of 1000 B.
+PathRow rx_row(const char *dev, uint32_t qpn, uint32_t path, uint64_t rx, uint64_t ts_ns) {
+  mrc_path_rx_rec rec{};
+  PathRow r = named(rec, MRC_TELEM_RX, dev, qpn, path, ts_ns);
+  r.val.rx = rec;
+  r.val.rx.rx_pkts = rx;
+  r.val.rx.rx_bytes = rx * 1000;
+  r.val.rx.placed_bytes = rx * 900;
+  r.val.rx.dup_pkts = rx / 10;
+  r.val.rx.dup_bytes = rx * 100;
+  r.val.rx.late_pkts = rx / 20;
+  r.val.rx.skipped = rx / 5;
+  r.val.rx.ce = uint32_t(rx / 4);
+  r.val.rx.span = 3;
+  r.val.rx.holes = 1;
+  r.val.rx.peer_sport = uint16_t(60000 + path);
+  r.val.acks = 5;
   return r;
 }
 
@@ -145,6 +177,49 @@ TEST(TelemFigures, ConnectionSummary) {
   EXPECT_EQ(conns[2].dev, "mrc1");
 }
 
+// A host that sends and receives on one QP has both ends of a path id:
+// separate rows, rates and sums, whatever their counters.
+TEST(TelemFigures, ReceivingEndsApart) {
+  Rates r;
+  r.sample({row("mrc0", 17, 0, 1, 100, kSec), rx_row("mrc0", 17, 0, 1000, kSec)}, kSec);
+  auto paths = r.sample({row("mrc0", 17, 0, 1, 300, 2 * kSec), rx_row("mrc0", 17, 0, 3000, 2 * kSec),
+                         rx_row("mrc0", 17, 1, 40, 2 * kSec)},
+                        3 * kSec);
+  ASSERT_EQ(paths.size(), 3u);
+  EXPECT_FALSE(paths[0].row.rx());
+  EXPECT_DOUBLE_EQ(paths[0].tx_pps, 100.0);  // over the 2 s between samples
+  EXPECT_DOUBLE_EQ(paths[0].rx_pps, 0.0);
+  ASSERT_TRUE(paths[1].row.rx());
+  ASSERT_TRUE(paths[1].rates);
+  EXPECT_DOUBLE_EQ(paths[1].rx_pps, 1000.0);
+  EXPECT_DOUBLE_EQ(paths[1].rx_Bps, 1e6);
+  EXPECT_DOUBLE_EQ(paths[1].rx_placed_Bps, 9e5);
+  EXPECT_DOUBLE_EQ(paths[1].rx_dup_pps, 100.0);
+  EXPECT_DOUBLE_EQ(paths[1].tx_pps, 0.0);
+  EXPECT_FALSE(paths[2].rates);  // first seen
+  auto conns = by_connection(paths);
+  ASSERT_EQ(conns.size(), 1u);
+  EXPECT_EQ(conns[0].paths, 1u);
+  EXPECT_EQ(conns[0].tx_pkts, 300u);
+  ASSERT_EQ(conns[0].rx.size(), 2u);
+  EXPECT_EQ(conns[0].rx_pkts, 3040u);
+  EXPECT_EQ(conns[0].rx_bytes, 3040000u);
+  EXPECT_EQ(conns[0].rx_placed_bytes, 3040u * 900);
+  EXPECT_EQ(conns[0].rx_dup_pkts, 304u);
+  EXPECT_EQ(conns[0].rx_ce, 760u);
+  EXPECT_DOUBLE_EQ(conns[0].rx_pps, 1000.0);
+  // a receiving end has no state: only its age hides it
+  EXPECT_TRUE(visible(paths[1], 10));
+  EXPECT_FALSE(visible(paths[1], 0.5));
+  // rx orders the receiving ends; the sending end reads as 0 under it
+  auto p = paths;
+  ASSERT_TRUE(sort_paths(&p, "rx"));
+  EXPECT_TRUE(p[0].row.rx());
+  EXPECT_EQ(p[0].row.path, 0u);
+  ASSERT_TRUE(sort_paths(&p, "tx"));
+  EXPECT_FALSE(p[0].row.rx());
+}
+
 // --sort: worst first by the key, ties (and "path") in device, QPN, path
 // order; an unknown key is refused and leaves the rows alone.
 TEST(TelemFigures, SortKeys) {
@@ -197,6 +272,24 @@ TEST(TelemRender, JsonParses) {
   EXPECT_NE(doc.find("we\\\"ird\\\\"), std::string::npos) << doc;
 }
 
+TEST(TelemRender, JsonReceivingEnds) {
+  Rates r;
+  r.sample({rx_row("mrc0", 17, 2, 100, kSec)}, 2 * kSec);
+  auto paths = r.sample({row("mrc0", 17, 0, 1, 300, 2 * kSec), rx_row("mrc0", 17, 2, 300, 2 * kSec)},
+                        3 * kSec);
+  const std::string doc = to_json(by_connection(paths), 1, 0);
+  std::string out;
+  const int rc = run(
+      "python3 -c 'import json,sys; d=json.load(sys.stdin); c=d[\"connections\"][0];"
+      "x=c[\"rx\"]; p=x[\"path\"][0];"
+      "print(c[\"tx_pkts\"], x[\"paths\"], x[\"rx_bytes\"], x[\"placed_bytes\"], p[\"path\"],"
+      "p[\"sport\"], p[\"dup_pkts\"], p[\"late_pkts\"], p[\"skipped_pkts\"], p[\"ce\"],"
+      "p[\"span\"], p[\"holes\"], p[\"rx_pps\"], p[\"rx_bytes_ps\"])'",
+      doc, &out);
+  ASSERT_EQ(rc, 0) << out << doc;
+  EXPECT_EQ(out, "300 1 300000 270000 2 60002 30 15 60 75 3 1 200 200000\n") << doc;
+}
+
 TEST(TelemRender, PromtoolAcceptsThePage) {
   // a fake /sys/class/infiniband: one metaroce device, one other
   char dir[] = "/tmp/mrc-telem-sysfs-XXXXXX";
@@ -217,9 +310,20 @@ TEST(TelemRender, PromtoolAcceptsThePage) {
   ASSERT_EQ(devs[0].counters.size(), 2u);  // lifespan is a setting, not a counter
 
   Rates r;
-  auto paths = r.sample({row("mrc0", 17, 0, 1, 300, 2 * kSec), row("mrc0", 17, 1, 3, 50, kSec)},
+  auto paths = r.sample({row("mrc0", 17, 0, 1, 300, 2 * kSec), row("mrc0", 17, 1, 3, 50, kSec),
+                         rx_row("mrc0", 17, 0, 40, 2 * kSec)},
                         3 * kSec);
   const std::string page = to_prom(by_connection(paths), devs, 0);
+  // the receiving end of path 0 beside its sending end, not mixed in
+  EXPECT_NE(page.find("metaroce_path_rx_bytes_total{dev=\"mrc0\",qpn=\"17\",path=\"0\"} 40000\n"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("metaroce_path_rx_placed_bytes_total{dev=\"mrc0\",qpn=\"17\",path=\"0\"} 36000\n"),
+            std::string::npos);
+  EXPECT_NE(page.find("metaroce_path_rx_ce_marks{dev=\"mrc0\",qpn=\"17\",path=\"0\"} 10\n"),
+            std::string::npos);
+  EXPECT_EQ(page.find("metaroce_path_rx_packets_total{dev=\"mrc0\",qpn=\"17\",path=\"1\"}"),
+            std::string::npos);
   EXPECT_NE(page.find("metaroce_path_state{dev=\"mrc0\",qpn=\"17\",path=\"1\",state=\"failed\"} 1\n"),
             std::string::npos)
       << page;
