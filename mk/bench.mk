@@ -28,6 +28,11 @@
 #                      a lossy link, a marked link, a black-holed link; per-path
 #                      timelines -> selftests/results/multipath.md + PNGs
 #                      (REPS=3, ~30 min; BENCH_QUICK=1: one repeat of two cells)
+#   make bench-planes  one connection over 1 and 2 planes (2 direct links,
+#                      each rate-limited to RATE=10 Mbit/s, ECN-marking), and
+#                      plane 1 cut mid-transfer: goodput, recovery time
+#                      -> selftests/results/planes.md + planes.png
+#                      (REPS=3, ~10 min; BENCH_QUICK=1: one repeat)
 #   make bench-scale   the data-centre simulator, no bed (see below)
 #                      -> selftests/results/scale.md + scale-*.png
 #
@@ -45,7 +50,7 @@ BENCH_BED_ARGS ?= --mtu 9000
 MULTIPATH_BED_ARGS ?= --fabric ecmp --links 4 --mtu 1500
 
 .PHONY: bench-verbs bench-loss bench-loss-targets bench-loss-alternate \
-	bench-tail bench-cpu bench-telemetry bench-nvmeof bench-multipath
+	bench-tail bench-cpu bench-telemetry bench-nvmeof bench-multipath bench-planes
 
 # bench_run MODE[,BED ARGS]
 define bench_run
@@ -84,6 +89,10 @@ bench-nvmeof: deps-check module userspace
 
 bench-multipath: deps-check module userspace
 	$(call bench_run,multipath,$(MULTIPATH_BED_ARGS))
+
+PLANES_BED_ARGS ?= --links 2
+bench-planes: deps-check module userspace
+	$(call bench_run,planes,$(PLANES_BED_ARGS))
 
 # bench-scale: the data-centre simulator (userspace/sim, issue 35), no bed:
 # 64 hosts at 8 planes and 1, metaroce / RoCE-style / ideal under loss, a

@@ -22,7 +22,11 @@
 // the stream after S seconds, at the end of its current round of 256, for
 // timed correctness runs. -V (client) makes the stream a verified one: each
 // round of 256 WRITEs carries its own pattern and is read back from the
-// peer with one 1 MiB READ and checked before the next; -T FILE (client)
+// peer with one 1 MiB READ and checked before the next; -P FILE (client)
+// appends "P US BYTES" to FILE every 10 ms of the unverified stream: the
+// wall clock in microseconds and the bytes whose WRITEs completed, in
+// verbs order, so a bench sees a stall a reordering network causes (the
+// planes bench, selftests/bench/planes); -T FILE (client)
 // ends the stream at the end of the round once FILE exists, so a test
 // keeps data moving until its own conditions are met. -G FILE waits for
 // FILE once the QP exists (in INIT), before anything is sent, and -H FILE
@@ -44,6 +48,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -417,6 +422,43 @@ struct StreamOpts {
 	uint32_t secs = 0;	// 0: no time limit
 	bool verify = false;	// -V
 	const char *stop = nullptr;	// -T
+	const char *progress = nullptr;	// -P
+};
+
+// -P: the stream's progress every 10 ms on the wall clock, the clock the
+// guests' samplers stamp with (bash's EPOCHREALTIME)
+class Progress {
+public:
+	explicit Progress(const char *path)
+		: f_(path ? fopen(path, "w") : nullptr)
+	{
+		if (path && !f_)
+			die("-P %s: %s", path, strerror(errno));
+		// whole lines: a bench reads the file while it grows
+		if (f_)
+			setvbuf(f_, nullptr, _IOLBF, 0);
+	}
+	~Progress()
+	{
+		if (f_)
+			fclose(f_);
+	}
+	void at(uint64_t bytes, bool force = false)
+	{
+		if (!f_)
+			return;
+		timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uint64_t us = uint64_t(ts.tv_sec) * 1000000 + uint64_t(ts.tv_nsec) / 1000;
+		if (!force && us < next_)
+			return;
+		next_ = us + 10000;
+		fprintf(f_, "P %llu %llu\n", (unsigned long long)us, (unsigned long long)bytes);
+	}
+
+private:
+	FILE *f_;
+	uint64_t next_ = 0;
 };
 
 // -V: rounds of 256 4 KiB WRITEs into the peer's first MiB, each round a
@@ -606,8 +648,13 @@ void client(Ctx &c, int fd, const StreamOpts &so)
 		auto t0 = std::chrono::steady_clock::now();
 		bool ok = true;
 
+		Progress prog(so.progress);
+		// -P: every WRITE signaled, so the progress is to the 4 KiB
+		const uint32_t sig_every = so.progress ? 1 : kSig;
+
 		stream_wrs = rounds * kPerRound;	// whole rounds
 		fill(src, kSlot, seed);
+		prog.at(0, true);
 		while (ok && done < stream_wrs) {
 			// -t: past the deadline, end with the round under way
 			if (stream_secs && stream_wrs > posted &&
@@ -615,7 +662,7 @@ void client(Ctx &c, int fd, const StreamOpts &so)
 				stream_wrs = (posted + kPerRound - 1) / kPerRound * kPerRound;
 			while (posted < stream_wrs && posted - done < kDepth / 2) {
 				uint32_t i = posted % kPerRound;
-				bool sig = (posted + 1) % kSig == 0;
+				bool sig = (posted + 1) % sig_every == 0;
 
 				if (post_send(c, IBV_WR_RDMA_WRITE, posted, src + i * kSz, kSz,
 					      c.peer.addr + i * kSz, c.peer.rkey,
@@ -627,7 +674,9 @@ void client(Ctx &c, int fd, const StreamOpts &so)
 			ok = wait_wc(c, wcs, 1) && all_ok(wcs, "stream");
 			for (auto &w : wcs)
 				done = static_cast<uint32_t>(w.wr_id) + 1;
+			prog.at(uint64_t(done) * kSz);
 		}
+		prog.at(uint64_t(done) * kSz, true);
 		double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 		report(ok, "stream", "%u WRITEs of %u B in %.2f s, %.2f MiB/s", stream_wrs, kSz, s,
 		       stream_wrs * double(kSz) / s / 1048576);
@@ -676,7 +725,7 @@ int main(int argc, char **argv)
 	StreamOpts so;
 	Ctx c;
 
-	while ((opt = getopt(argc, argv, "d:g:p:w:t:m:eDVT:G:H:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:w:t:m:eDVT:G:H:P:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
@@ -688,9 +737,10 @@ int main(int argc, char **argv)
 		case 't': so.secs = static_cast<uint32_t>(atoi(optarg)); break;
 		case 'V': so.verify = true; break;
 		case 'T': so.stop = optarg; break;
+		case 'P': so.progress = optarg; break;
 		case 'G': go = optarg; break;
 		case 'H': hold = optarg; break;
-		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-V] [-T STOP_FILE] [-G GO_FILE] [-H HOLD_FILE] [-m PATH_MTU] [-e] [-D] [SERVER]", argv[0]);
+		default: die("usage: %s -d DEV [-g GID_INDEX] [-p PORT] [-w STREAM_WRS] [-t STREAM_SECS] [-V] [-T STOP_FILE] [-P PROGRESS_FILE] [-G GO_FILE] [-H HOLD_FILE] [-m PATH_MTU] [-e] [-D] [SERVER]", argv[0]);
 		}
 	}
 	if (!dev)

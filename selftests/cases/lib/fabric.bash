@@ -73,6 +73,9 @@ FABRIC_SPRAY=$FABRIC_TOP/build/userspace/tools/mrc_udp_spray
 FABRIC_EP=ep0	# for the cases: the endpoint netdev of both guests
 export FABRIC_EP
 FABRIC_RUN=/run/bed-fabric	# in the guests: per-link state, cross traffic pids
+# The namespace of the links fabric_g_set shapes: the router's; empty, the
+# guest's own (the links of a bed without the ECMP fabric: the planes bench)
+FABRIC_NS=${FABRIC_NS-rtr}
 declare -A FABRIC_ADDR4=([a]=10.1.0.1 [b]=10.2.0.1)
 declare -A FABRIC_ADDR6=([a]=fd01::1 [b]=fd02::1)
 declare -A FABRIC_NODE=([a]=1 [b]=2)
@@ -139,6 +142,14 @@ fabric_g_load() {
 	return 0
 }
 
+# tc and ip in FABRIC_NS
+fabric_g_tc() {
+	if [ -n "$FABRIC_NS" ]; then tc -n "$FABRIC_NS" "$@"; else tc "$@"; fi
+}
+fabric_g_ip() {
+	if [ -n "$FABRIC_NS" ]; then ip -n "$FABRIC_NS" "$@"; else ip "$@"; fi
+}
+
 # fabric_g_set L KEY=VALUE...: change the link's state and apply it: a root
 # netem (loss, delay), under it a tbf (the rate; 100gbit when unlimited),
 # under that the queue. Each replace of a qdisc of the same kind and handle
@@ -158,11 +169,12 @@ fabric_g_set() {
 	printf 'loss=%q delay=%q rate=%q leaf=%q queue=%q\n' "$loss" "$delay" "$rate" "$leaf" "$queue" \
 		> "$FABRIC_RUN/eth$l"
 	if [ "$loss" = 0 ] && [ "$delay" = 0 ] && [ -z "$rate" ] && [ "$leaf" = plain ]; then
-		tc -n rtr qdisc del dev "eth$l" root 2>/dev/null
+		fabric_g_tc qdisc del dev "eth$l" root 2>/dev/null
 		rm -f "$FABRIC_RUN/eth$l"
 		return 0
 	fi
-	mtu=$(ip netns exec rtr cat "/sys/class/net/eth$l/mtu")
+	mtu=$(fabric_g_ip link show dev "eth$l" | awk '{ for (i = 1; i < NF; i++) if ($i == "mtu") { print $(i + 1); exit } }')
+	[ -n "$mtu" ] || return 1
 	bps=$(fabric_g_rate_bytes "${rate:-100gbit}") || return 1
 	# a burst of 5 ms at the rate, at least 4 frames: a TCG guest's timers
 	# fire late, and the credit a small bucket cannot hold is lost
@@ -189,7 +201,7 @@ fabric_g_set() {
 		leafq="handle 5: fq_codel ecn limit $((qbytes / (mtu + 14))) quantum $((mtu + 14))" ;;
 	*) echo "fabric: queue kind $leaf (plain, red or fq_codel)" >&2; return 1 ;;
 	esac
-	tc -n rtr -batch - <<-EOF
+	fabric_g_tc -batch - <<-EOF
 		qdisc replace dev eth$l root handle 1: netem limit 100000 loss $loss% delay ${delay}ms
 		qdisc replace dev eth$l parent 1:1 handle 2: tbf rate ${rate:-100gbit} burst $burst limit $qbytes
 		qdisc replace dev eth$l parent 2:1 $leafq

@@ -59,9 +59,10 @@ tcp_listening() {
 }
 
 # bg_run LOG SECONDS CMD...: run CMD detached (setsid, no terminal) under a
-# timeout, its output in LOG and its exit status in LOG.rc.
+# timeout (SECONDS times MRC_SLOW), its output in LOG and its exit status
+# in LOG.rc.
 bg_run() {
-	local log=$1 secs=$2
+	local log=$1 secs=$(($2 * MRC_SLOW))
 	shift 2
 	rm -f "$log" "$log.rc"
 	# shellcheck disable=SC2016 # expanded by the inner shell
