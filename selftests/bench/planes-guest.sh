@@ -128,21 +128,23 @@ linkmon() {
 	done
 }
 
-# eth1 fails (KIND down or hole) or is repaired (back)
-plane1() {
-	case $1 in
-	down) ip link set eth1 down ;;
-	hole) tc qdisc add dev eth1 clsact &&
-		tc filter add dev eth1 egress pref 1 matchall action drop &&
-		tc filter add dev eth1 ingress pref 1 matchall action drop ;;
-	back) ip link set eth1 up; tc qdisc del dev eth1 clsact 2>/dev/null; return 0 ;;
-	esac
+# cleanup: eth1 up, no blackhole
+plane1_back() {
+	ip link set eth1 up
+	tc qdisc del dev eth1 clsact 2>/dev/null
+	return 0
 }
 
-# plan RUN KIND CUT BACK: see start
+# plan RUN KIND CUT BACK: see start. ip and tc read their steps from FIFOs
+# opened beforehand: a command started at the step would take effect up
+# to seconds late on a loaded host (TCG), and the marks would lie.
 plan() {
-	local d=$RUNDIR.$1 kind=$2 nap t0
+	local d=$RUNDIR.$1 kind=$2 nap t0 ipw tcw
 	exec {nap}<> <(:)
+	mkfifo "$d.ipf" "$d.tcf"
+	/usr/sbin/ip -force -batch "$d.ipf" > "$d.ip.log" 2>&1 &
+	/usr/sbin/tc -force -batch "$d.tcf" > "$d.tc.log" 2>&1 &
+	exec {ipw}> "$d.ipf" {tcw}> "$d.tcf"
 	until [ -e "$d.client.rc" ] || [ "$(flowing "$1" 65536)" = flowing ]; do
 		read -r -t 0.01 -u "$nap"
 	done
@@ -150,14 +152,23 @@ plan() {
 	until [ -e "$d.client.rc" ] || [ "${EPOCHREALTIME/./}" -ge $((t0 + ${3%.*} * 1000000)) ]; do
 		read -r -t 0.01 -u "$nap"
 	done
-	[ -e "$d.client.rc" ] && return 0
-	echo "E ${EPOCHREALTIME/./} cut $kind" >> "$d.events"
-	plane1 "$kind"
-	until [ -e "$d.client.rc" ] || [ "${EPOCHREALTIME/./}" -ge $((t0 + ${4%.*} * 1000000)) ]; do
-		read -r -t 0.01 -u "$nap"
-	done
-	plane1 back
-	echo "E ${EPOCHREALTIME/./} back" >> "$d.events"
+	if [ ! -e "$d.client.rc" ]; then
+		case $kind in
+		down) echo "link set eth1 down" >&"$ipw" ;;
+		hole) printf '%s\n' "qdisc add dev eth1 clsact" \
+			"filter add dev eth1 egress pref 1 matchall action drop" \
+			"filter add dev eth1 ingress pref 1 matchall action drop" >&"$tcw" ;;
+		esac
+		echo "E ${EPOCHREALTIME/./} cut $kind" >> "$d.events"
+		until [ -e "$d.client.rc" ] || [ "${EPOCHREALTIME/./}" -ge $((t0 + ${4%.*} * 1000000)) ]; do
+			read -r -t 0.01 -u "$nap"
+		done
+		echo "link set eth1 up" >&"$ipw"
+		echo "qdisc del dev eth1 clsact" >&"$tcw"
+		echo "E ${EPOCHREALTIME/./} back" >> "$d.events"
+	fi
+	exec {ipw}>&- {tcw}>&-
+	wait
 }
 
 start() {
@@ -198,7 +209,7 @@ stop() {
 	p=$(cat "$d.client.pid" 2>/dev/null) && kill "$p" 2>/dev/null
 	p=$(cat "$d.mon.pid" 2>/dev/null) && kill "$p" 2>/dev/null
 	p=$(cat "$d.plan.pid" 2>/dev/null) && kill "$p" 2>/dev/null
-	plane1 back
+	plane1_back
 	for k in client prog links events; do
 		[ -e "$d.$k" ] && awk -v k=$k '{ print k, $0 }' "$d.$k"
 	done
