@@ -113,6 +113,11 @@ static int mrc_netdev_event(struct notifier_block *nb, unsigned long event,
 	/* [PATH-8] a plane's netdev leaving takes the plane, not the device */
 	if (event == NETDEV_UNREGISTER)
 		mrc_registry_plane_gone(ndev);
+	/* [PATH-8] a plane without its link: its paths fail at once */
+	else if (event != NETDEV_CHANGEMTU)
+		mrc_registry_with_link(ndev, mrc_xp_plane_link,
+				       netif_running(ndev) &&
+				       netif_carrier_ok(ndev));
 	return NOTIFY_DONE;
 }
 

@@ -481,6 +481,31 @@ struct mrc_qp *mrc_qp_get(struct ib_device *ibdev, u32 qpn)
 	return qp;
 }
 
+struct mrc_qp *mrc_qp_get_next(struct ib_device *ibdev, u32 *qpn)
+{
+	struct mrc_verbs_tables *t = mrc_dev_tables(ibdev);
+	unsigned long idx = *qpn, flags;
+	struct mrc_qp *qp;
+
+	/* as mrc_qp_get(): destroy erases the entry under this lock */
+	xa_lock_irqsave(&t->qps, flags);
+	for (;;) {
+		qp = xa_find(&t->qps, &idx, U32_MAX, XA_PRESENT);
+		if (!qp || refcount_inc_not_zero(&qp->ref))
+			break;
+		/* being destroyed: the next one */
+		if (idx == U32_MAX) {
+			qp = NULL;
+			break;
+		}
+		idx++;
+	}
+	xa_unlock_irqrestore(&t->qps, flags);
+	if (qp)
+		*qpn = idx;
+	return qp;
+}
+
 void mrc_qp_put(struct mrc_qp *qp)
 {
 	if (refcount_dec_and_test(&qp->ref))

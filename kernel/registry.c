@@ -252,6 +252,31 @@ void mrc_registry_with(const struct net_device *ndev,
 	mutex_unlock(&mrc_registry_lock);
 }
 
+void mrc_registry_with_link(const struct net_device *ndev,
+			    void (*fn)(struct mrc_dev *dev, u32 k, u32 id,
+				       bool up),
+			    bool up)
+{
+	const struct mrc_plane *pl;
+	struct mrc_dev *dev;
+	u32 k;
+
+	mutex_lock(&mrc_registry_lock);
+	list_for_each_entry(dev, &mrc_registry, registry) {
+		if (!dev->live)
+			continue;
+		if (dev->ndev == ndev)
+			fn(dev, 0, 0, up);
+		for (k = 1; k < MRC_PLANES_MAX; k++) {
+			pl = rcu_dereference_protected(dev->plane[k],
+						       lockdep_is_held(&mrc_registry_lock));
+			if (pl && pl->ndev == ndev)
+				fn(dev, k, pl->id, up);
+		}
+	}
+	mutex_unlock(&mrc_registry_lock);
+}
+
 void mrc_registry_assert_held(void)
 {
 	lockdep_assert_held(&mrc_registry_lock);

@@ -42,6 +42,16 @@ void mrc_registry_with(const struct net_device *ndev,
 		       unsigned long arg);
 
 /*
+ * [PATH-8] Run @fn on every live device that has @ndev as plane @k (its
+ * netdev is plane 0; @id, the plane's id, 0 there), with the registry
+ * locked: the devices cannot go meanwhile.
+ */
+void mrc_registry_with_link(const struct net_device *ndev,
+			    void (*fn)(struct mrc_dev *dev, u32 k, u32 id,
+				       bool up),
+			    bool up);
+
+/*
  * [PATH-8] With RTNL held: make @ndev (held by the caller, in @dev's
  * namespace) @dev's next plane; its index, or -EEXIST (already one of
  * @dev's), -EBUSY (another device's netdev or plane), -ENOSPC (no free

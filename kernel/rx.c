@@ -143,14 +143,19 @@ static void mrc_rx_hello(struct mrc_xp *xp, u64 now, const struct mrc_pkt *pkt,
 	case MRC_HELLO_TAKEN:
 		break;
 	}
-	if (had == 1 && mrc_hello_nplanes(&xp->hello) > 1)
+	if (had == 1 && mrc_hello_nplanes(&xp->hello) > 1) {
 		mrc_xp_stat_inc(xp, MRC_STAT_PLANES_NEGOTIATED);
+		/* [PATH-8] a plane without its link from the start */
+		mrc_xp_links_now(xp, now);
+	}
 	/* [PATH-1] the paths a silent peer would not have taken */
 	if (xp->hello.peer_known && xp->live &&
 	    mrc_conn_open_paths(&xp->conn,
 				min_t(u32, xp->want_paths,
-				      xp->hello.peer.max_paths), now))
+				      xp->hello.peer.max_paths), now)) {
 		mrc_xp_stat_inc(xp, MRC_STAT_PATHS_OPENED);
+		mrc_xp_links_now(xp, now);
+	}
 }
 
 /*

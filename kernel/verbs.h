@@ -616,6 +616,8 @@ void mrc_qp_flush_posted(struct mrc_qp *qp, bool send);
  *	window's offsets differ), or NULL and *err.
  */
 struct mrc_qp *mrc_qp_get(struct ib_device *ibdev, u32 qpn);
+/* The first QP numbered *@qpn or above, with a reference, its number there. */
+struct mrc_qp *mrc_qp_get_next(struct ib_device *ibdev, u32 *qpn);
 void mrc_qp_put(struct mrc_qp *qp);
 struct mrc_send_wqe *mrc_qp_next_send_wqe(struct mrc_qp *qp);
 int mrc_qp_complete_send(struct mrc_qp *qp, enum ib_wc_status status);

@@ -235,6 +235,15 @@ int mrc_xp_hello_send(struct mrc_xp *xp, u8 kind, u16 flags,
 int mrc_xp_seal(struct mrc_xp *xp, struct sk_buff *skb, struct mrc_pkt *pkt,
 		u32 sport, u32 dscp, struct sk_buff_head *out);
 
+/*
+ * xport_link.c: [PATH-8] plane @k (id @id; plane 0: the device's netdev)
+ * of @dev lost its link (!@up) or has it back. Process context, may not
+ * hold any QP's or transport's lock.
+ */
+void mrc_xp_plane_link(struct mrc_dev *dev, u32 k, u32 id, bool up);
+/* With xp->lock held: fail the paths whose planes have no link now. */
+void mrc_xp_links_now(struct mrc_xp *xp, u64 now);
+
 /* xport_res.c: rdma -dd resource show qp */
 int mrc_xp_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp);
 

@@ -1462,6 +1462,27 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 						  &c->cfg.path, &c->cfg.cc, now);
 }
 
+void mrc_conn_path_link(struct mrc_conn *c, u32 path_id, bool up, u64 now)
+{
+	struct mrc_path_events ev = { .acked = c->ev_acked, .lost = c->ev_lost };
+	struct mrc_path *p;
+	u32 j;
+
+	if (path_id >= c->cfg.npaths)
+		return;
+	p = &c->path[path_id];
+	if (up) {
+		mrc_sched_link_up(p);
+		return;
+	}
+	if (!mrc_sched_link_down(c->path, c->cfg.npaths, path_id, now))
+		return;
+	c->stats.path_fails++;
+	mrc_path_tx_abandon(&p->tx, &ev);
+	for (j = 0; j < ev.n_lost; j++)
+		seg_lost(c, ev.lost[j], false);
+}
+
 /* ---- glue to the wire format ---- */
 
 bool mrc_conn_rx_seg_from_pkt(const struct mrc_pkt *pkt, bool ce,

@@ -546,6 +546,61 @@ void mrc_sched_on_probe(struct mrc_path *p, bool answered, u64 now)
 	set_state(p, MRC_PATH_ACTIVE, now);
 }
 
+/* Some path of the connection has its plane's link up here. */
+static bool some_link(const struct mrc_path *paths, u32 npaths)
+{
+	u32 i;
+
+	for (i = 0; i < npaths; i++)
+		if (!paths[i].link_down)
+			return true;
+	return false;
+}
+
+bool mrc_sched_link_down(struct mrc_path *paths, u32 npaths, u32 i,
+			 u64 now)
+{
+	struct mrc_path *p = &paths[i];
+
+	p->link_down = true;
+	/*
+	 * With no link left the peer is as unreachable as over any dead
+	 * route: the timeouts and the retry limit decide ([REL-12])
+	 */
+	if (!some_link(paths, npaths))
+		return false;
+	if (p->state == MRC_PATH_FAILED) {
+		/* whatever failed it, the link is why it stays failed */
+		p->fail_why = MRC_FAIL_LINK;
+		return false;
+	}
+	fail(p, MRC_FAIL_LINK, now);
+	return true;
+}
+
+void mrc_sched_link_up(struct mrc_path *p)
+{
+	p->link_down = false;
+}
+
+/*
+ * [PATH-8] When failed path @p moves: never while its link is down and
+ * another path has one (a probe could not leave); as soon as the link
+ * that failed it is back; else after its rest ([PATH-7]). With every
+ * link down the paths rest and probe as ever, and the segments' retry
+ * limit ends the connection as it would on any dead route.
+ */
+static u64 move_at(const struct mrc_sched_cfg *cfg,
+		   const struct mrc_path *paths, u32 npaths,
+		   const struct mrc_path *p, bool linked)
+{
+	if (p->link_down && linked)
+		return ~0ull;
+	if (p->fail_why == MRC_FAIL_LINK && !p->link_down)
+		return p->state_since;
+	return p->state_since + mrc_sched_fail_hold(cfg, paths, npaths, p);
+}
+
 u64 mrc_sched_fail_hold(const struct mrc_sched_cfg *cfg,
 			const struct mrc_path *paths, u32 npaths,
 			const struct mrc_path *p)
@@ -560,15 +615,14 @@ u64 mrc_sched_fail_hold(const struct mrc_sched_cfg *cfg,
 u64 mrc_sched_deadline(const struct mrc_sched_cfg *cfg,
 		       const struct mrc_path *paths, u32 npaths)
 {
+	bool linked = some_link(paths, npaths);
 	u64 t = ~0ull;
 	u32 i;
 
 	for (i = 0; i < npaths; i++)
 		if (paths[i].state == MRC_PATH_FAILED)
-			t = mrc_min_u64(t, paths[i].state_since +
-					   mrc_sched_fail_hold(cfg, paths,
-							       npaths,
-							       &paths[i]));
+			t = mrc_min_u64(t, move_at(cfg, paths, npaths,
+						   &paths[i], linked));
 	return t;
 }
 
@@ -577,12 +631,15 @@ u32 mrc_sched_maintain(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 		       const struct mrc_path_cfg *pcfg,
 		       const struct mrc_cc_cfg *ccfg, u64 now)
 {
+	bool linked = some_link(paths, npaths);
 	u32 i, moved = 0;
 
 	for (i = 0; i < npaths; i++) {
 		struct mrc_path *p = &paths[i];
 
-		if (p->state != MRC_PATH_FAILED ||
+		if (p->state != MRC_PATH_FAILED || (p->link_down && linked))
+			continue;
+		if ((p->fail_why != MRC_FAIL_LINK || p->link_down) &&
 		    now - p->state_since <
 		    mrc_sched_fail_hold(cfg, paths, npaths, p))
 			continue;

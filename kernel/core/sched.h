@@ -38,6 +38,7 @@ struct mrc_path {
 	u32 rounds_seen;	/* cc.rounds when last judged ([PATH-10]) */
 	u32 slow_rounds;	/* rounds in a row judged slow ([PATH-10]) */
 	u8 fail_why;		/* enum mrc_path_fail of the last failure */
+	bool link_down;		/* [PATH-8] its plane's link is down here */
 	bool probe_out;		/* [PATH-4] a PROBE REQ awaits its RESP */
 	u32 probe_seq;		/* ... its sequence */
 	u64 probe_due;		/* ... when it counts as lost */
@@ -55,6 +56,7 @@ enum mrc_path_fail {
 	MRC_FAIL_RTO,		/* fail_rtos timeouts in a row */
 	MRC_FAIL_PROBE,		/* its probe was lost */
 	MRC_FAIL_SILENT,	/* packets lost, no ACK, others delivering */
+	MRC_FAIL_LINK,		/* [PATH-8] its plane's link went down here */
 };
 
 struct mrc_sched_cfg {
@@ -174,6 +176,19 @@ u64 mrc_sched_late_rtt(const struct mrc_path *paths, u32 npaths);
  * active) or not in time (it fails again).
  */
 void mrc_sched_on_probe(struct mrc_path *p, bool answered, u64 now);
+
+/*
+ * [PATH-8] Path @i's plane lost its link at this end (the netdev went
+ * down or lost its carrier): while another path has a link, the path
+ * fails at once (true if it was not failed yet: the caller then declares
+ * its packets in flight lost, mrc_path_tx_abandon()) and rests until
+ * mrc_sched_link_up(). With no link left nothing changes but the mark.
+ */
+bool mrc_sched_link_down(struct mrc_path *paths, u32 npaths, u32 i,
+			 u64 now);
+
+/* [PATH-8] Path @p's link is back: a path it failed moves at once. */
+void mrc_sched_link_up(struct mrc_path *p);
 
 /*
  * Give failed paths that have rested a new source port and put them back

@@ -35,6 +35,9 @@
 #   links   "L US TX0 TX1 UP1": bytes sent on eth0 and eth1, whether eth1
 #           is up, every IV s
 #   events  "E US cut KIND" and "E US back" as the plan takes its steps
+#   trace   with PL_TRACE=1 (bed exec -e): the metaroce:mrc_path_state
+#           events of the run, "cut" and "back" marked in them (the
+#           trace's clock, not the wall clock)
 #   client  mrc_verbs_check's output; rc its exit status
 set -uo pipefail
 
@@ -51,6 +54,7 @@ FABRIC_NS=""
 TOOL=$TOP/build/userspace/tools/mrc_verbs_check
 DEV=mrcp0
 RUNDIR=/tmp/pl
+TR=/sys/kernel/tracing
 SLOG=/tmp/pl-server
 
 # shellcheck source=/dev/null # the guest's
@@ -160,12 +164,14 @@ plan() {
 			"filter add dev eth1 ingress pref 1 matchall action drop" >&"$tcw" ;;
 		esac
 		echo "E ${EPOCHREALTIME/./} cut $kind" >> "$d.events"
+		[ -e "$d.trace" ] && echo "cut $kind" > $TR/trace_marker
 		until [ -e "$d.client.rc" ] || [ "${EPOCHREALTIME/./}" -ge $((t0 + ${4%.*} * 1000000)) ]; do
 			read -r -t 0.01 -u "$nap"
 		done
 		echo "link set eth1 up" >&"$ipw"
 		echo "qdisc del dev eth1 clsact" >&"$tcw"
 		echo "E ${EPOCHREALTIME/./} back" >> "$d.events"
+		[ -e "$d.trace" ] && echo back > $TR/trace_marker
 	fi
 	exec {ipw}>&- {tcw}>&-
 	wait
@@ -177,6 +183,14 @@ start() {
 	read -r -a pl <<<"$5"
 	rm -f "$d".*
 	touch "$d.events"
+	if [ "${PL_TRACE:-0}" = 1 ] && [ -e $TR/events/metaroce/mrc_path_state ]; then
+		echo 0 > $TR/tracing_on
+		echo > $TR/trace
+		echo 16384 > $TR/buffer_size_kb
+		echo 1 > $TR/events/metaroce/mrc_path_state/enable
+		echo 1 > $TR/tracing_on
+		touch "$d.trace"
+	fi
 	setsid bash "$HERE/planes-guest.sh" linkmon "$iv" "$d.links" "$d.stop" \
 		< /dev/null > /dev/null 2>&1 &
 	echo $! > "$d.mon.pid"
@@ -210,7 +224,12 @@ stop() {
 	p=$(cat "$d.mon.pid" 2>/dev/null) && kill "$p" 2>/dev/null
 	p=$(cat "$d.plan.pid" 2>/dev/null) && kill "$p" 2>/dev/null
 	plane1_back
-	for k in client prog links events; do
+	if [ -e "$d.trace" ]; then
+		echo 0 > $TR/events/metaroce/mrc_path_state/enable
+		grep -v '^#' $TR/trace > "$d.trace"
+		echo > $TR/trace
+	fi
+	for k in client prog links events trace; do
 		[ -e "$d.$k" ] && awk -v k=$k '{ print k, $0 }' "$d.$k"
 	done
 	echo "rc $(cat "$d.client.rc" 2>/dev/null || echo killed)"

@@ -19,11 +19,20 @@
 #     (restrack planeN_tx on a, planeN_rx on b, and eth1's own netdev
 #     counters on both guests).
 #  3. Plane 1's link is cut on both ends (QEMU set_link l1 off) while the
-#     stream runs: its paths fail ([PATH-5]), 4 MiB more are acknowledged
-#     over plane 0 alone, no QP error; meanwhile plane 1's paths are proven
-#     by PROBE REQs, not data ([PATH-4]: probes_sent grows). The link
-#     comes back: a REQ is answered (probes_proved grows), plane 1 carries
+#     stream runs: both ends see their carrier go and fail the paths on
+#     plane 1 at once for their link ([PATH-8]: state failed, the device
+#     counter path_link_fails),
+#     4 MiB more are acknowledged over plane 0 alone, no QP error, and the
+#     paths wait for the link (still failed after those 4 MiB: no probe
+#     goes into a link that is down). The link comes back: the paths move
+#     and a PROBE REQ is answered (probes_proved grows), plane 1 carries
 #     data again (b receives on it), the stream goes on.
+#  3b. Plane 1 black-holed both ways at a, links up (tc drops at eth1's
+#     ingress and egress: nobody sees it): its paths fail by silence
+#     ([PATH-5]), 4 MiB more over plane 0 alone, no QP error; meanwhile
+#     plane 1's paths are proven by PROBE REQs, not data ([PATH-4]:
+#     probes_sent grows). The hole closes: a REQ is answered, plane 1
+#     carries data again.
 #  4. The stream ends with every byte checked on the side that received it.
 #  5. Interop: b without plane 1 (del eth1): the connection negotiates but
 #     uses 1 plane, nothing leaves a by eth1; b as an end that predates
@@ -167,6 +176,38 @@ netdev_beyond() { [ "$(netdev_stat "$1" "$2")" -gt "$3" ]; }
 
 carrier_is() { [ "$(cat /sys/class/net/eth1/carrier)" = "$1" ]; }
 
+# plane1_paths_failed: every path of the RC QP on plane 1 failed (the
+# summary rows, always there; fail_why is in the detail, which may not fit)
+plane1_paths_failed() {
+	rdma resource show qp link mrc0/1 -dd | awk '
+		/comm mrc_verbs_check/ && /type RC/ { on = 1 }
+		on { for (i = 1; i < NF; i++) {
+			k = $i; sub(/^drv_/, "", k)
+			if (split(k, w, "_") < 2 || w[1] !~ /^p[0-9]+$/)
+				continue
+			f = substr(k, length(w[1]) + 2)
+			v[w[1], f] = $(i + 1); ids[w[1]] = 1
+		} }
+		END {
+			for (p in ids) if (v[p, "plane"] == 1) {
+				n++
+				if (v[p, "state"] != 3) exit 1
+			}
+			exit !(n > 0)
+		}'
+}
+
+# hole on|off: plane 1 black-holed both ways at this guest
+hole() {
+	if [ "$1" = on ]; then
+		tc qdisc add dev eth1 clsact &&
+			tc filter add dev eth1 egress pref 1 matchall action drop &&
+			tc filter add dev eth1 ingress pref 1 matchall action drop
+	else
+		tc qdisc del dev eth1 clsact
+	fi
+}
+
 stop() { touch "$STOP"; }
 
 done_ok() {
@@ -179,6 +220,7 @@ done_ok() {
 
 case_guest_cleanup() {
 	touch "$STOP"
+	tc qdisc del dev eth1 clsact 2>/dev/null || true
 	echo 1 > "$PARAM" 2>/dev/null || true
 }
 
@@ -237,32 +279,65 @@ fail_tables() {
 	g b tail -5 "$SLOG" | sed 's/^/  b server| /'
 	fail "$1 (tables above)"
 }
+no_errors() {
+	[ "$(g a qp_attr error)" = 0 ] || fail "a's connection failed: error $(g a qp_attr error)"
+	[ "$(g b qp_attr error)" = 0 ] || fail "b's connection failed: error $(g b qp_attr error)"
+}
+# plane 1 back ($1: how it failed): a PROBE REQ answered, data on it again
+plane1_back() {
+	MRC_TIMEOUT=60 g a wait_until "a PROBE REQ answered over plane 1" counter_beyond probes_proved "$proved" ||
+		fail_tables "no PROBE REQ was answered after plane 1's return ($1)"
+	rx1=$(g b qp_attr plane1_rx)
+	MRC_TIMEOUT=60 g b wait_until "plane 1 carries data again" attr_beyond plane1_rx $((rx1 + 200)) ||
+		fail_tables "plane 1 carried no data after its return ($1)"
+	acked=$(g a qp_attr 'p*_acked')
+	g a wait_until "2 MiB more after the repair" attr_beyond 'p*_acked' $((acked + 512)) ||
+		fail_tables "the connection did not move on after the repair ($1)"
+	echo "  plane 1 back ($1): b received $(($(g b qp_attr plane1_rx) - rx1)) packets on it since"
+}
+
+# 3: the link goes, and both ends see it
+fails=$(g a counter path_fails)
+proved=$(g a counter probes_proved)
+declare -A lfails
+for vm in a b; do
+	lfails[$vm]=$(g "$vm" counter path_link_fails)
+done
+plane1_link off 0
+acked=$(g a qp_attr 'p*_acked')
+# each end has 2 paths on plane 1 (4 paths, 2 planes)
+for vm in a b; do
+	g "$vm" wait_until "$vm: plane 1's paths failed for their link" \
+		counter_beyond path_link_fails $((lfails[$vm] + 1)) ||
+		fail_tables "$vm did not fail plane 1's paths for their link"
+	g "$vm" plane1_paths_failed || fail_tables "$vm: some path on plane 1 did not fail"
+done
+g a wait_until "4 MiB more on plane 0 alone" attr_beyond 'p*_acked' $((acked + 1024)) ||
+	fail_tables "the connection did not move on over plane 0 (link down)"
+no_errors
+g a plane1_paths_failed || fail_tables "a moved a path onto plane 1 while its link was down"
+echo "  plane 1's link down: path_fails $fails -> $(g a counter path_fails) (for the link: ${lfails[a]} -> $(g a counter path_link_fails)), acked $acked -> $(g a qp_attr 'p*_acked')"
+plane1_link on 1
+plane1_back "link down"
+
+# 3b: a silent blackhole; the dead plane's paths rest, probe and fail
+# again meanwhile (4 MiB)
 fails=$(g a counter path_fails)
 reqs=$(g a counter probes_sent)
 proved=$(g a counter probes_proved)
-plane1_link off 0
+g a hole on
 acked=$(g a qp_attr 'p*_acked')
 g a wait_until "plane 1's paths failed" counter_beyond path_fails "$fails"
-# 4 MiB: the dead plane's paths rest, probe and fail again meanwhile
 g a wait_until "4 MiB more on plane 0 alone" attr_beyond 'p*_acked' $((acked + 1024)) ||
-	fail_tables "the connection did not move on over plane 0"
-[ "$(g a qp_attr error)" = 0 ] || fail "a's connection failed: error $(g a qp_attr error)"
-[ "$(g b qp_attr error)" = 0 ] || fail "b's connection failed: error $(g b qp_attr error)"
+	fail_tables "the connection did not move on over plane 0 (blackhole)"
+no_errors
 g a wait_until "plane 1's new routes probed by PROBE REQs" counter_beyond probes_sent "$reqs"
-echo "  plane 1 down: path_fails $fails -> $(g a counter path_fails), acked $acked -> $(g a qp_attr 'p*_acked'), PROBE REQs $reqs -> $(g a counter probes_sent)"
-plane1_link on 1
-MRC_TIMEOUT=60 g a wait_until "a PROBE REQ answered over plane 1" counter_beyond probes_proved "$proved" ||
-	fail_tables "no PROBE REQ was answered after plane 1's return"
+echo "  plane 1 black-holed: path_fails $fails -> $(g a counter path_fails), acked $acked -> $(g a qp_attr 'p*_acked'), PROBE REQs $reqs -> $(g a counter probes_sent)"
+g a hole off
+plane1_back blackhole
 # the same per path, in the QP's restrack detail
 [ "$(g a qp_attr 'p*_preqs_ans')" -gt 0 ] && [ "$(g a qp_attr 'p*_preqs')" -gt 0 ] ||
 	fail_tables "no path of the QP shows its PROBE REQs (p*_preqs, p*_preqs_ans)"
-rx1=$(g b qp_attr plane1_rx)
-MRC_TIMEOUT=60 g b wait_until "plane 1 carries data again" attr_beyond plane1_rx $((rx1 + 200)) ||
-	fail_tables "plane 1 carried no data after its return"
-acked=$(g a qp_attr 'p*_acked')
-g a wait_until "2 MiB more after the repair" attr_beyond 'p*_acked' $((acked + 512)) ||
-	fail_tables "the connection did not move on after the repair"
-echo "  plane 1 back: b received $(($(g b qp_attr plane1_rx) - rx1)) packets on it since"
 
 # --- 4. every byte checked
 g a stop

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "sim/conn.h"
@@ -1147,6 +1148,114 @@ TEST(Conn, ProtocolViolations)
 	Pair u;
 	s.path_id = MRC_MAX_PATHS;
 	EXPECT_EQ(mrc_conn_rx_data(u.b.get(), 0, &s, nullptr), MRC_RX_INVALID);
+}
+
+// [PATH-8] the link of path 1's plane goes down here: the path fails at
+// once, what it had in flight goes again on the others (not after its
+// silence), it stays failed while its link is down, however long, and
+// moves as soon as the link is back; with every link down the timeouts
+// decide as on any dead route (nothing waits forever for a link).
+TEST(Conn, PlaneLinkDownResendsItsFlightAtOnce)
+{
+	Pair p(4);
+	const uint64_t ms = 1000000;
+	uint64_t now = 1000;
+	std::vector<mrc_tx_seg> sent;
+	mrc_tx_seg t;
+	mrc_ack_info ack;
+
+	// deliver everything sent and give a the ACKs
+	auto exchange = [&](bool drop_path1) {
+		for (const mrc_tx_seg &x : sent) {
+			if (drop_path1 && x.path_id == 1)
+				continue;
+			mrc_rx_seg r = Pair::rx_of(x);
+			mrc_conn_rx_data(p.b.get(), now, &r, nullptr);
+		}
+		sent.clear();
+		now += ms;
+		while (mrc_conn_ack_next(p.b.get(), now, nullptr, &ack))
+			mrc_conn_on_ack(p.a.get(), now, &ack);
+	};
+	// every path proven
+	int msgs = 0;
+	for (int i = 0; i < 16; i++) {
+		bool all = true;
+
+		for (uint32_t k = 0; k < 4; k++)
+			all &= p.a->path[k].state == MRC_PATH_ACTIVE;
+		if (all)
+			break;
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 4096, 1, nullptr));
+		msgs++;
+		while (mrc_conn_tx_next(p.a.get(), now, &t))
+			sent.push_back(t);
+		exchange(false);
+	}
+	for (uint32_t k = 0; k < 4; k++)
+		ASSERT_EQ(p.a->path[k].state, MRC_PATH_ACTIVE) << "path " << k;
+	ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 32768, 2, nullptr));
+	msgs++;
+	while (mrc_conn_tx_next(p.a.get(), now, &t))
+		sent.push_back(t);
+	std::set<uint32_t> on1;
+	for (const mrc_tx_seg &x : sent)
+		if (x.path_id == 1)
+			on1.insert(x.offset);
+	ASSERT_FALSE(on1.empty());
+
+	mrc_conn_path_link(p.a.get(), 1, false, now);
+	const mrc_path &p1 = p.a->path[1];
+	EXPECT_EQ(p1.state, MRC_PATH_FAILED);
+	EXPECT_EQ(p1.fail_why, MRC_FAIL_LINK);
+	EXPECT_EQ(p1.tx.inflight_pkts, 0u);
+	EXPECT_EQ(p.a->stats.path_fails, 1u);
+	// its flight goes again at once, on the other paths
+	std::set<uint32_t> again;
+	while (mrc_conn_tx_next(p.a.get(), now, &t)) {
+		EXPECT_NE(t.path_id, 1u);
+		if (t.flags & MRC_F_RETX)
+			again.insert(t.offset);
+		sent.push_back(t);
+	}
+	EXPECT_EQ(again, on1);
+	// the message completes without path 1 ...
+	exchange(true);
+	for (int i = 0; i < 64 && !p.a->error; i++) {
+		while (mrc_conn_tx_next(p.a.get(), now, &t))
+			sent.push_back(t);
+		exchange(true);
+	}
+	mrc_completion done;
+	int completed = 0;
+	while (mrc_conn_tx_poll(p.a.get(), &done)) {
+		EXPECT_EQ(done.status, MRC_CONN_OK);
+		completed++;
+	}
+	EXPECT_EQ(completed, msgs);
+	// ... and path 1 waits for its link, however long
+	now += 10000 * ms;
+	mrc_conn_on_timer(p.a.get(), now);
+	EXPECT_EQ(p1.state, MRC_PATH_FAILED);
+	EXPECT_GT(mrc_conn_deadline(p.a.get()), now);
+	uint16_t port = p1.sport;
+	mrc_conn_path_link(p.a.get(), 1, true, now);
+	EXPECT_LE(mrc_conn_deadline(p.a.get()), now);
+	mrc_conn_on_timer(p.a.get(), now);
+	EXPECT_EQ(p1.state, MRC_PATH_PROBING);
+	EXPECT_NE(p1.sport, port);
+	// every link down: the last one changes nothing but its mark, the
+	// timeouts decide as on any dead route, and no path waits for a link
+	for (uint32_t i = 0; i < 4; i++)
+		mrc_conn_path_link(p.a.get(), i, false, now);
+	for (uint32_t k = 0; k < 3; k++)
+		EXPECT_EQ(p.a->path[k].state, MRC_PATH_FAILED) << "path " << k;
+	EXPECT_EQ(p.a->path[3].state, MRC_PATH_ACTIVE);
+	EXPECT_TRUE(p.a->path[3].link_down);
+	EXPECT_LT(mrc_conn_deadline(p.a.get()), now + 10000 * ms);
+	mrc_conn_on_timer(p.a.get(), now + 10000 * ms);
+	for (uint32_t k = 0; k < 3; k++)
+		EXPECT_EQ(p.a->path[k].state, MRC_PATH_PROBING) << "path " << k;
 }
 
 // [ENC-25] one segment per packet until the peer's ACK says it takes more;

@@ -37,6 +37,7 @@ const char *fail_name(unsigned why) {
     case 1: return "rto";
     case 2: return "probe";
     case 3: return "silent";
+    case 4: return "link";
     default: return "unknown";
   }
 }
