@@ -65,6 +65,9 @@ gid() { gid_index $DEV "$(gid_of_ipv4 "10.0.0.$BED_NODE")"; }
 up() {
 	local l i
 	modprobe metaroce || exit 1
+	# the hole's tc modules now: loaded at the cut, by a busy guest,
+	# they took seconds, and the hole came that late
+	modprobe -a sch_ingress cls_matchall act_gact || exit 1
 	echo 1 > /sys/module/metaroce/parameters/hello
 	ip link set eth1 up
 	[ -e "$IB/$DEV" ] || rdma link add $DEV type metaroce netdev eth0 || exit 1

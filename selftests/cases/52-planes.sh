@@ -200,7 +200,8 @@ plane1_paths_failed() {
 # hole on|off: plane 1 black-holed both ways at this guest
 hole() {
 	if [ "$1" = on ]; then
-		tc qdisc add dev eth1 clsact &&
+		modprobe -a sch_ingress cls_matchall act_gact &&
+			tc qdisc add dev eth1 clsact &&
 			tc filter add dev eth1 egress pref 1 matchall action drop &&
 			tc filter add dev eth1 ingress pref 1 matchall action drop
 	else
