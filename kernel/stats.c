@@ -63,6 +63,7 @@ static const struct rdma_stat_desc mrc_stat_descs[] = {
 	[MRC_STAT_PROBES_PROVED].name = "probes_proved",
 	[MRC_STAT_TAIL_COPIES].name = "tail_copies",
 	[MRC_STAT_PATH_LINK_FAILS].name = "path_link_fails",
+	[MRC_STAT_STALL_COPIES].name = "stall_copies",
 };
 
 static_assert(MRC_STAT_ACKS_FOR_WINDOW - MRC_STAT_ACKS_FOR_DELAY ==

@@ -524,7 +524,7 @@ static int mrc_tx_build(struct mrc_xp *xp, const struct mrc_tx_seg *seg,
 void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 		struct sk_buff_head *out)
 {
-	u64 rode = xp->conn.stats.acks_rode, dups;
+	u64 rode = xp->conn.stats.acks_rode, dups, stalls;
 	struct mrc_send_wqe *wqe;
 	struct mrc_tx_seg seg;
 	u32 n = 0;
@@ -544,6 +544,7 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 	mrc_tx_post(xp);
 
 	dups = xp->conn.stats.tx_dups;
+	stalls = xp->conn.stats.tx_stall_copies;
 	while (n < budget && mrc_conn_tx_next(&xp->conn, now, &seg)) {
 		if (seg.flags & MRC_F_RETX)
 			mrc_xp_stat_inc(xp, MRC_STAT_RETRANSMITS);
@@ -569,6 +570,9 @@ void mrc_tx_run(struct mrc_xp *xp, u64 now, u32 budget,
 	if (xp->conn.stats.tx_dups != dups)
 		mrc_xp_stat_add(xp, MRC_STAT_TAIL_COPIES,
 				xp->conn.stats.tx_dups - dups);
+	if (xp->conn.stats.tx_stall_copies != stalls)
+		mrc_xp_stat_add(xp, MRC_STAT_STALL_COPIES,
+				xp->conn.stats.tx_stall_copies - stalls);
 	mrc_tx_complete(xp);
 }
 

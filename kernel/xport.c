@@ -85,6 +85,11 @@ module_param(tail_dup, uint, 0644);
 MODULE_PARM_DESC(tail_dup,
 		 "segments an idle sender copies once from its unacknowledged tail ([REL-25]); 0: none; for new connections");
 
+static bool stall_copy = true;
+module_param(stall_copy, bool, 0644);
+MODULE_PARM_DESC(stall_copy,
+		 "a window full of packets nothing has acknowledged for two round trips sends its oldest again on the route that answered last ([REL-26]); for new connections");
+
 static bool answer_probe = true;
 module_param(answer_probe, bool, 0644);
 MODULE_PARM_DESC(answer_probe,
@@ -424,6 +429,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	cfg.ack_resends = READ_ONCE(ack_resends);
 	cfg.answer_probe = READ_ONCE(answer_probe);
 	cfg.tail_dup = min_t(u32, READ_ONCE(tail_dup), MRC_TX_SEGS);
+	cfg.stall_copy = READ_ONCE(stall_copy);
 	cfg.reply_hold_ns = (u64)READ_ONCE(reply_hold_us) * NSEC_PER_USEC;
 	/*
 	 * A hold ends on a scheduler tick (the tick's hrtimer expires on

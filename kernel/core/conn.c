@@ -52,6 +52,7 @@ void mrc_conn_cfg_default(struct mrc_conn_cfg *cfg, u32 npaths, u32 mss)
 	cfg->rack = true;
 	cfg->ack_resends = true;
 	cfg->answer_probe = true;
+	cfg->stall_copy = true;
 	cfg->reply_hold_ns = 0;
 	cfg->reply_hold_min_ns = 10000;
 	cfg->seed = 1;
@@ -481,8 +482,10 @@ static bool tx_resend(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 			c->rq_head++;
 			continue;
 		}
-		if (!conn_room(c, e->len, false))
+		if (!conn_room(c, e->len, false)) {
+			c->win_held_at = now;
 			return false;
+		}
 		/*
 		 * [PATH-4] once into the unknown: a dead plane's paths come
 		 * back to try each time their hold ends, and a probe goes
@@ -530,6 +533,89 @@ static bool tx_dup(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	return false;
 }
 
+/*
+ * [REL-26] How long a connection whose window holds packets back may go
+ * without a delivery: two round trips of its slowest route in use, and
+ * the peer's ACK delay. 0: no route timed yet.
+ */
+static u64 stall_wait(const struct mrc_conn *c)
+{
+	u64 rtt = 0;
+	u32 i;
+
+	for (i = 0; i < c->cfg.npaths; i++) {
+		const struct mrc_path *p = &c->path[i];
+
+		if (p->state == MRC_PATH_ACTIVE ||
+		    p->state == MRC_PATH_CONGESTED)
+			rtt = mrc_max_u64(rtt, p->tx.srtt_ns);
+	}
+	return rtt ? 2 * rtt + c->cfg.path.ack_delay_ns : 0;
+}
+
+/* [REL-26] When a stalled window's copy falls due; U64 max: none. */
+static u64 stall_deadline(const struct mrc_conn *c)
+{
+	u64 wait;
+
+	if (!c->cfg.stall_copy || !c->rack_set || c->tx_nxt == c->tx_una ||
+	    c->win_held_at < c->rack_seen)
+		return ~0ull;
+	wait = stall_wait(c);
+	if (!wait)
+		return ~0ull;
+	return mrc_max_u64(c->rack_seen, c->stall_copy_at) + wait;
+}
+
+/*
+ * [REL-26] The oldest segment not yet acknowledged goes again, now, on
+ * the route in use whose ACK came last, whatever the window: the window
+ * is full of packets on routes that went silent (a plane dark, but not
+ * yet failed), so nothing sent later can be delivered to reveal them
+ * ([REL-22]) before their timeouts.
+ */
+static bool tx_stall_copy(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
+{
+	u64 fresh = 0;
+	int pi = -1;
+	u32 i, t;
+
+	c->stall_copy_due = false;
+	for (i = 0; i < c->cfg.npaths; i++) {
+		const struct mrc_path *p = &c->path[i];
+
+		if ((p->state == MRC_PATH_ACTIVE ||
+		     p->state == MRC_PATH_CONGESTED) &&
+		    mrc_path_tx_room(&p->tx) &&
+		    (pi < 0 || p->tx.last_ack_ns > fresh)) {
+			pi = (int)i;
+			fresh = p->tx.last_ack_ns;
+		}
+	}
+	if (pi < 0)
+		return false;
+	for (t = c->tx_una; t != c->tx_nxt; t++) {
+		struct mrc_tx_segent *e = segent(c, t);
+
+		if (!(e->flags & SEG_USED) || (e->flags & SEG_ACKED))
+			continue;
+		/* copied once already: its timer decides */
+		if ((e->flags & (SEG_QUEUED | SEG_DUPED)) == SEG_DUPED)
+			return false;
+		if (e->flags & SEG_QUEUED) {
+			/* its resend, which the window held back */
+			e->flags &= ~SEG_QUEUED;
+			c->stats.tx_resends++;
+		} else {
+			e->flags |= SEG_DUPED;
+			c->stats.tx_stall_copies++;
+		}
+		emit(c, now, t, pi, MRC_F_RETX, seg);
+		return true;
+	}
+	return false;
+}
+
 bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 {
 	struct mrc_tx_segent *e;
@@ -539,6 +625,8 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 
 	if (c->error)
 		return false;
+	if (c->stall_copy_due && tx_stall_copy(c, now, seg))
+		return true;
 	/*
 	 * [REL-8] a lost segment goes before any new one. Entries acked while
 	 * they waited are skipped on the way; when that empties the queue,
@@ -580,6 +668,7 @@ bool mrc_conn_tx_next(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 	 */
 	if (!conn_room(c, len, true)) {
 		c->sched.limited_at = now;
+		c->win_held_at = now;
 		return false;
 	}
 	pi = pick(c, len, true, now);
@@ -1420,7 +1509,7 @@ u64 mrc_conn_deadline(const struct mrc_conn *c)
 	}
 	if (c->rack_deadline)
 		t = mrc_min_u64(t, c->rack_deadline);
-	return t;
+	return mrc_min_u64(t, stall_deadline(c));
 }
 
 void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
@@ -1456,6 +1545,10 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 	}
 	if (c->rack_deadline && now >= c->rack_deadline)
 		rack_detect(c, now);
+	if (now >= stall_deadline(c)) {
+		c->stall_copy_at = now;
+		c->stall_copy_due = true;
+	}
 	hold_expired(c, now);
 	c->stats.path_moves += mrc_sched_maintain(&c->sched, &c->cfg.sched,
 						  c->path, c->cfg.npaths,

@@ -71,6 +71,9 @@ struct mrc_conn_cfg {
 	u32 tail_dup;		/* [REL-25] last segments of an idle sender's
 				 * message sent twice; 0: none
 				 */
+	bool stall_copy;	/* [REL-26] a window stalled behind silence
+				 * sends its oldest packet again
+				 */
 	u64 reply_hold_ns;	/* [REL-24] longest wait for a reply; 0: none */
 	u64 reply_hold_min_ns;	/* ... shortest */
 	u64 reply_hold_grain_ns; /* ... its end rounded up to this; 0: exact */
@@ -198,6 +201,7 @@ struct mrc_conn_stats {
 	u64 tx_segs;
 	u64 tx_resends;
 	u64 tx_dups;		/* [REL-25] tail segments sent twice */
+	u64 tx_stall_copies;	/* [REL-26] oldest segments sent again */
 	u64 tx_msgs;
 	u64 rx_new;
 	u64 rx_dup;
@@ -260,6 +264,9 @@ struct mrc_conn {
 	u64 rack_deadline;	/* when a packet left waiting falls due; 0: none */
 	u32 dup_next;		/* [REL-25] next segment-table entry to copy */
 	u32 dup_end;		/* ... and the end of the tail */
+	u64 win_held_at;	/* [REL-26] the window last held a packet back */
+	u64 stall_copy_at;	/* ... the last copy of a stalled window */
+	bool stall_copy_due;	/* ... one is to go now */
 	u32 cq_rr;		/* stream round robin, completions */
 	struct mrc_tx_segent seg[MRC_TX_SEGS];
 	u32 rq[MRC_TX_SEGS];

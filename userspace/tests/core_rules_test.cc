@@ -1258,6 +1258,83 @@ TEST(Conn, PlaneLinkDownResendsItsFlightAtOnce)
 		EXPECT_EQ(p.a->path[k].state, MRC_PATH_PROBING) << "path " << k;
 }
 
+// [REL-26] the window is full and nothing has been delivered for two
+// round trips of the slowest route in use (a plane dark, its paths not
+// failed yet: nothing sent later can reveal their packets): the oldest
+// segment goes again at once, whatever the window, on the route whose
+// ACK came last; once per segment, one per such wait; not before the
+// wait, and not with the rule off.
+TEST(Conn, StalledWindowCopiesItsOldestSegment)
+{
+	for (bool on : {true, false}) {
+		Pair p(2);
+		const uint64_t ms = 1000000;
+		uint64_t now = 1000;
+		mrc_tx_seg t;
+		mrc_ack_info ack;
+
+		p.a->cfg.stall_copy = on;
+		// warm up: both paths timed, 4 ms round trips
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 4096, 1, nullptr));
+		std::vector<mrc_tx_seg> sent;
+		while (mrc_conn_tx_next(p.a.get(), now, &t))
+			sent.push_back(t);
+		for (const mrc_tx_seg &x : sent) {
+			mrc_rx_seg r = Pair::rx_of(x);
+			mrc_conn_rx_data(p.b.get(), now + 2 * ms, &r, nullptr);
+		}
+		now += 4 * ms;
+		while (mrc_conn_ack_next(p.b.get(), now, nullptr, &ack))
+			mrc_conn_on_ack(p.a.get(), now, &ack);
+		ASSERT_GT(p.a->path[0].tx.srtt_ns, 0u);
+		ASSERT_GT(p.a->path[1].tx.srtt_ns, 0u);
+		mrc_completion done;
+		while (mrc_conn_tx_poll(p.a.get(), &done))
+			;
+		// a small window fills; nothing of it comes back
+		p.a->cc.cwnd = 4096;
+		p.a->path[1].tx.last_ack_ns = now + 1;	// path 1's ACK came last
+		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 65536, 2, nullptr));
+		sent.clear();
+		while (mrc_conn_tx_next(p.a.get(), now, &t))
+			sent.push_back(t);
+		ASSERT_EQ(sent.size(), 4u);
+		uint64_t wait = 2 * std::max(p.a->path[0].tx.srtt_ns,
+					     p.a->path[1].tx.srtt_ns) +
+				p.a->cfg.path.ack_delay_ns;
+		if (on)
+			EXPECT_LE(mrc_conn_deadline(p.a.get()), now + wait);
+		// not before the wait
+		mrc_conn_on_timer(p.a.get(), now + wait / 2);
+		EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), now + wait / 2, &t));
+		now = p.a->rack_seen + wait;
+		mrc_conn_on_timer(p.a.get(), now);
+		if (!on) {
+			EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), now, &t));
+			EXPECT_EQ(p.a->stats.tx_stall_copies, 0u);
+			continue;
+		}
+		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), now, &t));
+		EXPECT_EQ(t.offset, sent[0].offset);
+		EXPECT_EQ(t.msn, sent[0].msn);
+		EXPECT_TRUE(t.flags & MRC_F_RETX);
+		EXPECT_EQ(t.path_id, 1u);
+		EXPECT_EQ(p.a->stats.tx_stall_copies, 1u);
+		// one per wait: nothing more now, and the timer is a wait away
+		EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), now, &t));
+		EXPECT_GT(mrc_conn_deadline(p.a.get()), now);
+		// the copy fills the hole: delivered and acknowledged, it is
+		// the newest delivery, and the window moves on
+		mrc_rx_seg r = Pair::rx_of(t);
+		EXPECT_EQ(mrc_conn_rx_data(p.b.get(), now + ms, &r, nullptr), MRC_RX_NEW);
+		now += 2 * ms;
+		while (mrc_conn_ack_next(p.b.get(), now, nullptr, &ack))
+			mrc_conn_on_ack(p.a.get(), now, &ack);
+		EXPECT_EQ(p.a->rack_seen, now);
+		EXPECT_EQ(p.a->rack_path, 1u);
+	}
+}
+
 // [ENC-25] one segment per packet until the peer's ACK says it takes more;
 // then whole segments per packet, as many as both ends take
 TEST(Conn, MultiSegmentPacketsFollowPeerAck)
