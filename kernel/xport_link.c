@@ -24,8 +24,9 @@
 static void mrc_xp_link(struct mrc_xp *xp, u32 k, bool up, u64 now)
 {
 	struct mrc_xp_paths_was was;
-	u32 i, pk;
+	u32 i, pk, paths = 0;
 
+	BUILD_BUG_ON(MRC_MAX_PATHS > 32);	/* a path mask in a u32 */
 	mrc_xp_paths_note(xp, &was);
 	rcu_read_lock();
 	for (i = 0; i < xp->conn.cfg.npaths; i++) {
@@ -38,14 +39,15 @@ static void mrc_xp_link(struct mrc_xp *xp, u32 k, bool up, u64 now)
 				xp->ndev;
 
 			/* a plane gone since: plane 0 carries its paths */
-			up = !ndev || (netif_running(ndev) &&
-				       netif_carrier_ok(ndev));
-			if (up)
+			if (!ndev || (netif_running(ndev) &&
+				      netif_carrier_ok(ndev)))
 				continue;
 		}
-		mrc_conn_path_link(&xp->conn, i, up, now);
+		paths |= 1u << i;
 	}
 	rcu_read_unlock();
+	/* all at once: a connection on that plane alone keeps its timeouts */
+	mrc_conn_link(&xp->conn, paths, up, now);
 	/* every failure here is the link's */
 	mrc_xp_stat_add(xp, MRC_STAT_PATH_LINK_FAILS,
 			xp->conn.stats.path_fails - was.fails);

@@ -1555,25 +1555,31 @@ void mrc_conn_on_timer(struct mrc_conn *c, u64 now)
 						  &c->cfg.path, &c->cfg.cc, now);
 }
 
-void mrc_conn_path_link(struct mrc_conn *c, u32 path_id, bool up, u64 now)
+void mrc_conn_link(struct mrc_conn *c, u32 paths, bool up, u64 now)
 {
 	struct mrc_path_events ev = { .acked = c->ev_acked, .lost = c->ev_lost };
-	struct mrc_path *p;
-	u32 j;
+	u32 j, m;
 
-	if (path_id >= c->cfg.npaths)
+	if (c->cfg.npaths < 32)
+		paths &= (1u << c->cfg.npaths) - 1;
+	for (m = paths; m; m &= m - 1)
+		mrc_sched_link_mark(&c->path[__builtin_ctz(m)], up);
+	/*
+	 * With no link left the peer is as unreachable as over any dead
+	 * route: the timeouts and the retry limit decide ([REL-12])
+	 */
+	if (up || !mrc_sched_some_link(c->path, c->cfg.npaths))
 		return;
-	p = &c->path[path_id];
-	if (up) {
-		mrc_sched_link_up(p);
-		return;
+	for (m = paths; m; m &= m - 1) {
+		struct mrc_path *p = &c->path[__builtin_ctz(m)];
+
+		if (!mrc_sched_link_fail(p, now))
+			continue;
+		c->stats.path_fails++;
+		mrc_path_tx_abandon(&p->tx, &ev);
+		for (j = 0; j < ev.n_lost; j++)
+			seg_lost(c, ev.lost[j], false);
 	}
-	if (!mrc_sched_link_down(c->path, c->cfg.npaths, path_id, now))
-		return;
-	c->stats.path_fails++;
-	mrc_path_tx_abandon(&p->tx, &ev);
-	for (j = 0; j < ev.n_lost; j++)
-		seg_lost(c, ev.lost[j], false);
 }
 
 /* ---- glue to the wire format ---- */

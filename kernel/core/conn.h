@@ -473,16 +473,16 @@ bool mrc_conn_ack_next(struct mrc_conn *c, u64 now, struct mrc_cc_share *share,
 		       struct mrc_ack_info *ack);
 
 /*
- * [PATH-8] The link of path @path_id's plane went down (!@up) or came
- * back at this end. Down, while another path has a link: the path fails
- * at once and what it has in flight is resent on the others (it never
- * left, or died with the link), rather than after the path's silence; it
- * rests, without probing, until the link is back. With every link down
- * the timeouts decide, as on any dead route. Up: a path the link failed
- * moves at the next mrc_conn_on_timer(). The caller re-reads
- * mrc_conn_deadline() and runs the sender.
+ * [PATH-8] The link of the plane the paths in bitmask @paths leave by went
+ * down (!@up) or came back at this end. Down, while some other path has a
+ * link: each of them fails at once and what it has in flight is resent
+ * on the others (it never left, or died with the link), rather than after
+ * the path's silence; it rests, without probing, until the link is back.
+ * With no link left the timeouts decide, as on any dead route. Up: a
+ * path the link failed moves at the next mrc_conn_on_timer(). The caller
+ * re-reads mrc_conn_deadline() and runs the sender.
  */
-void mrc_conn_path_link(struct mrc_conn *c, u32 path_id, bool up, u64 now);
+void mrc_conn_link(struct mrc_conn *c, u32 paths, bool up, u64 now);
 
 /* ---- time ---- */
 

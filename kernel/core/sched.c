@@ -546,8 +546,7 @@ void mrc_sched_on_probe(struct mrc_path *p, bool answered, u64 now)
 	set_state(p, MRC_PATH_ACTIVE, now);
 }
 
-/* Some path of the connection has its plane's link up here. */
-static bool some_link(const struct mrc_path *paths, u32 npaths)
+bool mrc_sched_some_link(const struct mrc_path *paths, u32 npaths)
 {
 	u32 i;
 
@@ -557,18 +556,13 @@ static bool some_link(const struct mrc_path *paths, u32 npaths)
 	return false;
 }
 
-bool mrc_sched_link_down(struct mrc_path *paths, u32 npaths, u32 i,
-			 u64 now)
+void mrc_sched_link_mark(struct mrc_path *p, bool up)
 {
-	struct mrc_path *p = &paths[i];
+	p->link_down = !up;
+}
 
-	p->link_down = true;
-	/*
-	 * With no link left the peer is as unreachable as over any dead
-	 * route: the timeouts and the retry limit decide ([REL-12])
-	 */
-	if (!some_link(paths, npaths))
-		return false;
+bool mrc_sched_link_fail(struct mrc_path *p, u64 now)
+{
 	if (p->state == MRC_PATH_FAILED) {
 		/* whatever failed it, the link is why it stays failed */
 		p->fail_why = MRC_FAIL_LINK;
@@ -576,11 +570,6 @@ bool mrc_sched_link_down(struct mrc_path *paths, u32 npaths, u32 i,
 	}
 	fail(p, MRC_FAIL_LINK, now);
 	return true;
-}
-
-void mrc_sched_link_up(struct mrc_path *p)
-{
-	p->link_down = false;
 }
 
 /*
@@ -615,7 +604,7 @@ u64 mrc_sched_fail_hold(const struct mrc_sched_cfg *cfg,
 u64 mrc_sched_deadline(const struct mrc_sched_cfg *cfg,
 		       const struct mrc_path *paths, u32 npaths)
 {
-	bool linked = some_link(paths, npaths);
+	bool linked = mrc_sched_some_link(paths, npaths);
 	u64 t = ~0ull;
 	u32 i;
 
@@ -631,7 +620,7 @@ u32 mrc_sched_maintain(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 		       const struct mrc_path_cfg *pcfg,
 		       const struct mrc_cc_cfg *ccfg, u64 now)
 {
-	bool linked = some_link(paths, npaths);
+	bool linked = mrc_sched_some_link(paths, npaths);
 	u32 i, moved = 0;
 
 	for (i = 0; i < npaths; i++) {

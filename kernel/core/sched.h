@@ -178,17 +178,19 @@ u64 mrc_sched_late_rtt(const struct mrc_path *paths, u32 npaths);
 void mrc_sched_on_probe(struct mrc_path *p, bool answered, u64 now);
 
 /*
- * [PATH-8] Path @i's plane lost its link at this end (the netdev went
- * down or lost its carrier): while another path has a link, the path
- * fails at once (true if it was not failed yet: the caller then declares
- * its packets in flight lost, mrc_path_tx_abandon()) and rests until
- * mrc_sched_link_up(). With no link left nothing changes but the mark.
+ * [PATH-8] Path @p's plane has its link at this end (@up), or lost it (the
+ * netdev went down or lost its carrier): a path marked down rests, once
+ * failed, until it is back, while some path of the connection has a link
+ * (mrc_sched_some_link()).
  */
-bool mrc_sched_link_down(struct mrc_path *paths, u32 npaths, u32 i,
-			 u64 now);
+void mrc_sched_link_mark(struct mrc_path *p, bool up);
+bool mrc_sched_some_link(const struct mrc_path *paths, u32 npaths);
 
-/* [PATH-8] Path @p's link is back: a path it failed moves at once. */
-void mrc_sched_link_up(struct mrc_path *p);
+/*
+ * [PATH-8] Fail path @p for its link: true if it was not failed yet (the
+ * caller then declares its packets in flight lost, mrc_path_tx_abandon()).
+ */
+bool mrc_sched_link_fail(struct mrc_path *p, u64 now);
 
 /*
  * Give failed paths that have rested a new source port and put them back

@@ -1153,8 +1153,9 @@ TEST(Conn, ProtocolViolations)
 // [PATH-8] the link of path 1's plane goes down here: the path fails at
 // once, what it had in flight goes again on the others (not after its
 // silence), it stays failed while its link is down, however long, and
-// moves as soon as the link is back; with every link down the timeouts
-// decide as on any dead route (nothing waits forever for a link).
+// moves as soon as the link is back; when the last link goes the timeouts
+// decide as on any dead route (nothing waits forever for a link), and a
+// connection on one plane loses no path to its link.
 TEST(Conn, PlaneLinkDownResendsItsFlightAtOnce)
 {
 	Pair p(4);
@@ -1204,7 +1205,7 @@ TEST(Conn, PlaneLinkDownResendsItsFlightAtOnce)
 			on1.insert(x.offset);
 	ASSERT_FALSE(on1.empty());
 
-	mrc_conn_path_link(p.a.get(), 1, false, now);
+	mrc_conn_link(p.a.get(), 1u << 1, false, now);
 	const mrc_path &p1 = p.a->path[1];
 	EXPECT_EQ(p1.state, MRC_PATH_FAILED);
 	EXPECT_EQ(p1.fail_why, MRC_FAIL_LINK);
@@ -1239,23 +1240,32 @@ TEST(Conn, PlaneLinkDownResendsItsFlightAtOnce)
 	EXPECT_EQ(p1.state, MRC_PATH_FAILED);
 	EXPECT_GT(mrc_conn_deadline(p.a.get()), now);
 	uint16_t port = p1.sport;
-	mrc_conn_path_link(p.a.get(), 1, true, now);
+	mrc_conn_link(p.a.get(), 1u << 1, true, now);
 	EXPECT_LE(mrc_conn_deadline(p.a.get()), now);
 	mrc_conn_on_timer(p.a.get(), now);
 	EXPECT_EQ(p1.state, MRC_PATH_PROBING);
 	EXPECT_NE(p1.sport, port);
-	// every link down: the last one changes nothing but its mark, the
-	// timeouts decide as on any dead route, and no path waits for a link
-	for (uint32_t i = 0; i < 4; i++)
-		mrc_conn_path_link(p.a.get(), i, false, now);
-	for (uint32_t k = 0; k < 3; k++)
-		EXPECT_EQ(p.a->path[k].state, MRC_PATH_FAILED) << "path " << k;
-	EXPECT_EQ(p.a->path[3].state, MRC_PATH_ACTIVE);
-	EXPECT_TRUE(p.a->path[3].link_down);
+	// plane 1 (paths 1, 3) down, then plane 0 (paths 0, 2): the first
+	// fails its paths; the second, the last link, changes nothing but
+	// the marks, the timeouts decide as on any dead route, and no path
+	// waits for a link
+	mrc_conn_link(p.a.get(), 1u << 1 | 1u << 3, false, now);
+	EXPECT_EQ(p.a->path[1].state, MRC_PATH_FAILED);
+	EXPECT_EQ(p.a->path[3].state, MRC_PATH_FAILED);
+	mrc_conn_link(p.a.get(), 1u << 0 | 1u << 2, false, now);
+	EXPECT_EQ(p.a->path[0].state, MRC_PATH_ACTIVE);
+	EXPECT_EQ(p.a->path[2].state, MRC_PATH_ACTIVE);
+	EXPECT_TRUE(p.a->path[0].link_down && p.a->path[2].link_down);
 	EXPECT_LT(mrc_conn_deadline(p.a.get()), now + 10000 * ms);
 	mrc_conn_on_timer(p.a.get(), now + 10000 * ms);
-	for (uint32_t k = 0; k < 3; k++)
-		EXPECT_EQ(p.a->path[k].state, MRC_PATH_PROBING) << "path " << k;
+	EXPECT_EQ(p.a->path[1].state, MRC_PATH_PROBING);
+	EXPECT_EQ(p.a->path[3].state, MRC_PATH_PROBING);
+	// a connection on one plane, its link down at once: nothing fails
+	Pair q(4);
+	mrc_conn_link(q.a.get(), 0xf, false, now);
+	for (uint32_t k = 0; k < 4; k++)
+		EXPECT_EQ(q.a->path[k].state, MRC_PATH_ACTIVE) << "path " << k;
+	EXPECT_EQ(q.a->stats.path_fails, 0u);
 }
 
 // [REL-26] the window is full and nothing has been delivered for two
