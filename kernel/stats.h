@@ -69,7 +69,7 @@ enum mrc_stat {
 	MRC_STAT_PROBES_SENT,	/* [PATH-4] PROBE REQs proving failed routes */
 	MRC_STAT_PROBES_PROVED,	/* ... answered: the path carries data again */
 	MRC_STAT_TAIL_COPIES,	/* [REL-25] of the retransmits, tail copies */
-	MRC_STAT_PATH_LINK_FAILS,	/* [PATH-8] of path_fails, a plane's link down */
+	MRC_STAT_PATH_LINK_FAILS,	/* [PATH-8] paths failed or kept so by a link */
 	MRC_STAT_STALL_COPIES,	/* [REL-26] of the retransmits, a stalled window's */
 	MRC_STAT_NUM
 };

@@ -23,6 +23,7 @@
  */
 static void mrc_xp_link(struct mrc_xp *xp, u32 k, bool up, u64 now)
 {
+	u64 downs = xp->conn.stats.path_link_downs;
 	struct mrc_xp_paths_was was;
 	u32 i, pk, paths = 0;
 
@@ -48,9 +49,8 @@ static void mrc_xp_link(struct mrc_xp *xp, u32 k, bool up, u64 now)
 	rcu_read_unlock();
 	/* all at once: a connection on that plane alone keeps its timeouts */
 	mrc_conn_link(&xp->conn, paths, up, now);
-	/* every failure here is the link's */
 	mrc_xp_stat_add(xp, MRC_STAT_PATH_LINK_FAILS,
-			xp->conn.stats.path_fails - was.fails);
+			xp->conn.stats.path_link_downs - downs);
 	mrc_xp_count_paths(xp, &was);
 	/* the engine resends, moves what came back and re-arms the timer */
 	mrc_xp_kick(xp);

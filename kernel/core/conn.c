@@ -1573,6 +1573,7 @@ void mrc_conn_link(struct mrc_conn *c, u32 paths, bool up, u64 now)
 	for (m = paths; m; m &= m - 1) {
 		struct mrc_path *p = &c->path[__builtin_ctz(m)];
 
+		c->stats.path_link_downs++;
 		if (!mrc_sched_link_fail(p, now))
 			continue;
 		c->stats.path_fails++;

@@ -213,6 +213,7 @@ struct mrc_conn_stats {
 	u64 acks_rode;		/* [REL-24] held answers that left with data */
 	u64 holds_expired;	/* ... that waited for a reply in vain */
 	u64 path_fails;		/* [PATH-5] a path failed */
+	u64 path_link_downs;	/* [PATH-8] ... or stayed failed, for its link */
 	u64 path_moves;		/* [PATH-7], [PATH-10] a path took a new port */
 };
 

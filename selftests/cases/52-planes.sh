@@ -20,8 +20,9 @@
 #     counters on both guests).
 #  3. Plane 1's link is cut on both ends (QEMU set_link l1 off) while the
 #     stream runs: both ends see their carrier go and fail the paths on
-#     plane 1 at once for their link ([PATH-8]: state failed, the device
-#     counter path_link_fails),
+#     plane 1 for their link, or keep them failed if their silence failed
+#     them first (the carrier's news may take a second: linkwatch)
+#     ([PATH-8]: state failed, the device counter path_link_fails),
 #     4 MiB more are acknowledged over plane 0 alone, no QP error, and the
 #     paths wait for the link (still failed after those 4 MiB: no probe
 #     goes into a link that is down). The link comes back: the paths move
@@ -37,7 +38,11 @@
 #  5. Interop: b without plane 1 (del eth1): the connection negotiates but
 #     uses 1 plane, nothing leaves a by eth1; b as an end that predates
 #     HELLO (hello=0: it drops HELLOs as an unknown type): a's OFFERs stay
-#     unanswered, 1 plane, no error. Both runs' data checked.
+#     unanswered, 1 plane, no error; a as an end that takes no bundles
+#     (ack_bundles=0: its packets never say BUNDLES, [PKT-30]): b, which
+#     bundled its ACKs toward a in steps 2-4 (a's rx_bundles grew), sends
+#     it none (a's rx_bundles and b's ack_bundles and tx_bundles stay).
+#     Every run's data checked.
 set -euo pipefail
 # shellcheck source=lib/link.bash
 . "$(dirname "$0")/lib/link.bash"
@@ -129,6 +134,7 @@ del_plane() {
 }
 
 hello_param() { echo "$1" > "$PARAM"; }
+bundles_param() { echo "$1" > /sys/module/metaroce/parameters/ack_bundles; }
 
 gid0() { gid_index mrc0 "$(gid_of_ipv4 "10.0.0.$1")"; }
 
@@ -221,6 +227,7 @@ done_ok() {
 
 case_guest_cleanup() {
 	touch "$STOP"
+	echo 1 > /sys/module/metaroce/parameters/ack_bundles 2>/dev/null || true
 	tc qdisc del dev eth1 clsact 2>/dev/null || true
 	echo 1 > "$PARAM" 2>/dev/null || true
 }
@@ -241,6 +248,7 @@ done
 g a busy_and_full
 
 # --- 2. one connection, two planes
+rxb=$(g a counter rx_bundles)
 g b server
 g a client
 for vm in a b; do
@@ -344,6 +352,9 @@ plane1_back blackhole
 g a stop
 g a done_ok "$CLOG" client
 g b done_ok "$SLOG" server
+# b bundled its ACKs toward a, which takes bundles (5c's contrast)
+[ "$(g a counter rx_bundles)" -gt "$rxb" ] ||
+	fail "a received no bundle from b in steps 2-4 (rx_bundles $rxb -> $(g a counter rx_bundles))"
 
 # --- 5. interop: a peer with one plane, then a peer that predates HELLO
 g b del_plane
@@ -374,4 +385,22 @@ g a done_ok "$CLOG" client
 g b done_ok "$SLOG" server
 g b hello_param 1
 echo "  peer that predates HELLO: 5 OFFERs dropped as an unknown type, 1 plane, data checked"
+
+# 5c: a takes no bundles ([ENC-9], [ENC-13]); b must send it none
+g a bundles_param 0
+rxb=$(g a counter rx_bundles)
+ackb=$(g b counter ack_bundles)
+txb=$(g b counter tx_bundles)
+g b server
+g a client
+g a wait_until "the connection streams" attr_beyond 'p*_acked' 1024
+g a stop
+g a done_ok "$CLOG" client
+g b done_ok "$SLOG" server
+g a bundles_param 1
+[ "$(g a counter rx_bundles)" = "$rxb" ] ||
+	fail "a, which takes no bundles, received $(($(g a counter rx_bundles) - rxb))"
+[ "$(g b counter ack_bundles)" = "$ackb" ] && [ "$(g b counter tx_bundles)" = "$txb" ] ||
+	fail "b bundled toward a peer that takes none (ack_bundles $ackb -> $(g b counter ack_bundles), tx_bundles $txb -> $(g b counter tx_bundles))"
+echo "  peer that takes no bundles: none sent to it, data checked"
 echo "ok: 52-planes"

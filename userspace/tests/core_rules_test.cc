@@ -1211,6 +1211,7 @@ TEST(Conn, PlaneLinkDownResendsItsFlightAtOnce)
 	EXPECT_EQ(p1.fail_why, MRC_FAIL_LINK);
 	EXPECT_EQ(p1.tx.inflight_pkts, 0u);
 	EXPECT_EQ(p.a->stats.path_fails, 1u);
+	EXPECT_EQ(p.a->stats.path_link_downs, 1u);
 	// its flight goes again at once, on the other paths
 	std::set<uint32_t> again;
 	while (mrc_conn_tx_next(p.a.get(), now, &t)) {
@@ -1249,9 +1250,15 @@ TEST(Conn, PlaneLinkDownResendsItsFlightAtOnce)
 	// fails its paths; the second, the last link, changes nothing but
 	// the marks, the timeouts decide as on any dead route, and no path
 	// waits for a link
+	p.a->path[3].state = MRC_PATH_FAILED;	// failed already: kept so
+	uint64_t fails = p.a->stats.path_fails;
+	uint64_t downs = p.a->stats.path_link_downs;
 	mrc_conn_link(p.a.get(), 1u << 1 | 1u << 3, false, now);
 	EXPECT_EQ(p.a->path[1].state, MRC_PATH_FAILED);
 	EXPECT_EQ(p.a->path[3].state, MRC_PATH_FAILED);
+	EXPECT_EQ(p.a->path[3].fail_why, MRC_FAIL_LINK);
+	EXPECT_EQ(p.a->stats.path_fails, fails + 1);
+	EXPECT_EQ(p.a->stats.path_link_downs, downs + 2);
 	mrc_conn_link(p.a.get(), 1u << 0 | 1u << 2, false, now);
 	EXPECT_EQ(p.a->path[0].state, MRC_PATH_ACTIVE);
 	EXPECT_EQ(p.a->path[2].state, MRC_PATH_ACTIVE);
