@@ -40,8 +40,8 @@
 #     HELLO (hello=0: it drops HELLOs as an unknown type): a's OFFERs stay
 #     unanswered, 1 plane, no error; a as an end that takes no bundles
 #     (ack_bundles=0: its packets never say BUNDLES, [PKT-30]): b, which
-#     bundled its ACKs toward a in steps 2-4 (a's rx_bundles grew), sends
-#     it none (a's rx_bundles and b's ack_bundles and tx_bundles stay).
+#     bundled its ACKs toward a in steps 2-4 (b's ack_bundles grew), sends
+#     it none (b's ack_bundles and tx_bundles and a's rx_bundles stay).
 #     Every run's data checked.
 set -euo pipefail
 # shellcheck source=lib/link.bash
@@ -248,7 +248,7 @@ done
 g a busy_and_full
 
 # --- 2. one connection, two planes
-rxb=$(g a counter rx_bundles)
+ackb=$(g b counter ack_bundles)
 g b server
 g a client
 for vm in a b; do
@@ -353,8 +353,8 @@ g a stop
 g a done_ok "$CLOG" client
 g b done_ok "$SLOG" server
 # b bundled its ACKs toward a, which takes bundles (5c's contrast)
-[ "$(g a counter rx_bundles)" -gt "$rxb" ] ||
-	fail "a received no bundle from b in steps 2-4 (rx_bundles $rxb -> $(g a counter rx_bundles))"
+[ "$(g b counter ack_bundles)" -gt "$ackb" ] ||
+	fail "b sent a no ACK bundle in steps 2-4 (ack_bundles $ackb -> $(g b counter ack_bundles))"
 
 # --- 5. interop: a peer with one plane, then a peer that predates HELLO
 g b del_plane
