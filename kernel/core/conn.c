@@ -52,7 +52,6 @@ void mrc_conn_cfg_default(struct mrc_conn_cfg *cfg, u32 npaths, u32 mss)
 	cfg->rack = true;
 	cfg->ack_resends = true;
 	cfg->answer_probe = true;
-	cfg->stall_copy = true;
 	cfg->reply_hold_ns = 0;
 	cfg->reply_hold_min_ns = 10000;
 	cfg->seed = 1;

@@ -72,7 +72,7 @@ struct mrc_conn_cfg {
 				 * message sent twice; 0: none
 				 */
 	bool stall_copy;	/* [REL-26] a window stalled behind silence
-				 * sends its oldest packet again
+				 * sends its oldest packet again (off by default)
 				 */
 	u64 reply_hold_ns;	/* [REL-24] longest wait for a reply; 0: none */
 	u64 reply_hold_min_ns;	/* ... shortest */

@@ -69,6 +69,8 @@ up() {
 	# they took seconds, and the hole came that late
 	modprobe -a sch_ingress cls_matchall act_gact || exit 1
 	echo 1 > /sys/module/metaroce/parameters/hello
+	# [REL-26], off by default: what it does for a dark plane
+	echo "${PL_STALL_COPY:-1}" > /sys/module/metaroce/parameters/stall_copy
 	ip link set eth1 up
 	[ -e "$IB/$DEV" ] || rdma link add $DEV type metaroce netdev eth0 || exit 1
 	for ((i = 0; i < 100; i++)); do
