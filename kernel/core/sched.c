@@ -626,11 +626,8 @@ u32 mrc_sched_maintain(struct mrc_sched *s, const struct mrc_sched_cfg *cfg,
 	for (i = 0; i < npaths; i++) {
 		struct mrc_path *p = &paths[i];
 
-		if (p->state != MRC_PATH_FAILED || (p->link_down && linked))
-			continue;
-		if ((p->fail_why != MRC_FAIL_LINK || p->link_down) &&
-		    now - p->state_since <
-		    mrc_sched_fail_hold(cfg, paths, npaths, p))
+		if (p->state != MRC_PATH_FAILED ||
+		    now < move_at(cfg, paths, npaths, p, linked))
 			continue;
 		move_path(s, cfg, paths, npaths, p, pcfg, ccfg, now);
 		p->reentropies++;
