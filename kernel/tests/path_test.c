@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include "../core/path.h"
+#include "../trace.h"
 
 #define MS	1000000ull
 #define US	1000ull
@@ -228,6 +229,110 @@ static void mrc_path_rx_build_ack_reports_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->rx.pending, 0u);
 	KUNIT_EXPECT_FALSE(test, t->rx.ack_now);
 	KUNIT_EXPECT_EQ(test, t->rx.acks, 1ull);
+}
+
+/* ---- receiver telemetry (the mrc_path_rx tracepoint's counters) ---- */
+
+/*
+ * A PSN that next jumps over opens a hole, a new PSN below next fills one:
+ * skipped less late is what is still missing, as the tracepoint's span and
+ * holes of the window say.
+ */
+static void mrc_path_rx_counts_holes_and_late_fills(struct kunit *test)
+{
+	struct mrc_t_path *t = mrc_t_path_new(test, 100);
+	u32 psn;
+
+	for (psn = 100; psn < 103; psn++)
+		mrc_path_rx_accept(&t->rx, 0, psn, false, 0, false);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_skipped, 0ull);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_late, 0ull);
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_span(&t->rx), (u16)0);
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_holes(&t->rx), (u16)0);
+
+	mrc_path_rx_accept(&t->rx, 0, 105, false, 0, false);	/* 103, 104 */
+	mrc_path_rx_accept(&t->rx, 0, 109, false, 0, false);	/* 106..108 */
+	KUNIT_EXPECT_EQ(test, t->rx.rx_skipped, 5ull);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_late, 0ull);
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_span(&t->rx), (u16)7);
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_holes(&t->rx), (u16)5);
+
+	/* two holes filled, the second the window's base */
+	mrc_path_rx_accept(&t->rx, 0, 107, false, 0, false);
+	mrc_path_rx_accept(&t->rx, 0, 103, false, 0, false);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_late, 2ull);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_skipped, 5ull);
+	KUNIT_EXPECT_EQ(test, t->rx.cum, 104u);
+	KUNIT_EXPECT_EQ(test, t->rx.next, 110u);
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_span(&t->rx), (u16)6);
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_holes(&t->rx), (u16)3);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_new, 7ull);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_dup, 0ull);
+}
+
+/* [REL-6] a CE mark counts on any arrival, new, late or duplicate. */
+static void mrc_path_rx_counts_ce_marks(struct kunit *test)
+{
+	struct mrc_t_path *t = mrc_t_path_new(test, 0);
+	struct mrc_sack s;
+	u32 ce = 0, tsecr, delay;
+
+	mrc_path_rx_accept(&t->rx, 0, 0, true, 0, false);
+	mrc_path_rx_accept(&t->rx, 0, 1, false, 0, false);
+	mrc_path_rx_accept(&t->rx, 0, 3, true, 0, false);
+	mrc_path_rx_accept(&t->rx, 0, 2, true, 0, false);
+	mrc_path_rx_note_dup(&t->rx, 0, false, 0);
+	mrc_path_rx_note_dup(&t->rx, 0, true, 0);
+	KUNIT_EXPECT_EQ(test, t->rx.ce_count, 4u);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_new, 4ull);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_dup, 2ull);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_late, 1ull);
+	mrc_path_rx_build_ack(&t->rx, 0, &s, &ce, &tsecr, &delay);
+	KUNIT_EXPECT_EQ(test, ce, 4u);
+}
+
+/*
+ * [REL-5] The holes a slide abandons stay skipped and never come late:
+ * a PSN below the new base is a duplicate. Only a PSN inside the window
+ * fills a hole.
+ */
+static void mrc_path_rx_slide_abandons_holes(struct kunit *test)
+{
+	struct mrc_t_path *t = mrc_t_path_new(test, 0);
+	u32 psn;
+
+	/* 0 and 2 lost */
+	mrc_path_rx_accept(&t->rx, 0, 1, false, 0, false);
+	for (psn = 3; psn <= MRC_SACK_BITS; psn++)
+		mrc_path_rx_accept(&t->rx, 0, psn, false, 0, false);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_skipped, 2ull);
+	KUNIT_EXPECT_EQ(test, t->rx.slides, 0ull);
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_span(&t->rx),
+			(u16)(MRC_SACK_BITS + 1));
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_holes(&t->rx), (u16)2);
+
+	/* 0 falls off; 1 was received, so the base settles on 2 */
+	mrc_path_rx_accept(&t->rx, 0, MRC_SACK_BITS + 1, false, 0, false);
+	KUNIT_EXPECT_EQ(test, t->rx.slides, 1ull);
+	KUNIT_EXPECT_EQ(test, t->rx.cum, 2u);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_skipped, 2ull);
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_holes(&t->rx), (u16)1);
+	KUNIT_EXPECT_EQ(test, mrc_path_rx_check(&t->rx, 0), MRC_RX_PSN_DUP);
+
+	/* a lone far PSN: everything below its window is given up */
+	mrc_path_rx_accept(&t->rx, 0, 2000, false, 0, false);
+	KUNIT_EXPECT_EQ(test, t->rx.slides, 2ull);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_skipped, 2ull + 2000 - 258);
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_span(&t->rx),
+			(u16)(MRC_SACK_BITS + 1));
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_holes(&t->rx), (u16)MRC_SACK_BITS);
+	KUNIT_EXPECT_EQ(test, mrc_path_rx_check(&t->rx, 2), MRC_RX_PSN_DUP);
+	mrc_path_rx_accept(&t->rx, 0, 1999, false, 0, false);
+	KUNIT_EXPECT_EQ(test, t->rx.rx_late, 1ull);
+	KUNIT_EXPECT_EQ(test, t->rx.slides, 2ull);
+	KUNIT_EXPECT_EQ(test, mrc_trace_rx_holes(&t->rx),
+			(u16)(MRC_SACK_BITS - 1));
+	KUNIT_EXPECT_EQ(test, t->rx.rx_new, (u64)MRC_SACK_BITS + 2);
 }
 
 /* ---- sender half ---- */
@@ -680,6 +785,9 @@ static struct kunit_case mrc_path_cases[] = {
 	KUNIT_CASE(mrc_path_rx_ack_policy),
 	KUNIT_CASE(mrc_path_rx_acks_at_once_on_news),
 	KUNIT_CASE(mrc_path_rx_build_ack_reports_state),
+	KUNIT_CASE(mrc_path_rx_counts_holes_and_late_fills),
+	KUNIT_CASE(mrc_path_rx_counts_ce_marks),
+	KUNIT_CASE(mrc_path_rx_slide_abandons_holes),
 	KUNIT_CASE(mrc_path_tx_assigns_psns),
 	KUNIT_CASE(mrc_path_tx_cumulative_ack),
 	KUNIT_CASE(mrc_path_tx_gap_is_loss),
