@@ -92,16 +92,22 @@ static void mrc_t_pair_free(struct mrc_t_pair *t)
 	mrc_t_free_conn(t->b);
 }
 
-/* Carry one data segment to B, or lose it. */
-static void mrc_t_deliver(struct kunit *test, struct mrc_t_pair *t,
-			  const struct mrc_tx_seg *s)
+/* What B's receive path makes of a segment A sent. */
+static void mrc_t_rx_of(const struct mrc_tx_seg *s, struct mrc_rx_seg *r)
 {
-	struct mrc_rx_seg r = {
+	*r = (struct mrc_rx_seg) {
 		.psn = s->psn, .msn = s->msn, .ssn = s->ssn,
 		.tsval = s->tsval, .offset = s->offset, .len = s->len,
 		.total_len = s->total_len, .stream = s->stream,
 		.flags = s->flags, .path_id = s->path_id,
 	};
+}
+
+/* Carry one data segment to B, or lose it. */
+static void mrc_t_deliver(struct kunit *test, struct mrc_t_pair *t,
+			  const struct mrc_tx_seg *s)
+{
+	struct mrc_rx_seg r;
 	u32 m = s->msn - t->msn0, seg = s->offset / MRC_T_MSS;
 	enum mrc_rx_verdict v;
 
@@ -109,6 +115,7 @@ static void mrc_t_deliver(struct kunit *test, struct mrc_t_pair *t,
 		return;
 	if (prandom_u32_state(&t->rnd) % 100 < t->loss_pct)
 		return;
+	mrc_t_rx_of(s, &r);
 	v = mrc_conn_rx_data(t->b, t->now, &r, &t->share);
 	KUNIT_ASSERT_NE(test, v, MRC_RX_INVALID);
 	if (v != MRC_RX_NEW)
@@ -233,11 +240,151 @@ static void mrc_conn_dead_route_gets_new_port(struct kunit *test)
 	mrc_t_pair_free(t);
 }
 
+/* ---- receiver telemetry (the mrc_path_rx tracepoint's counters) ---- */
+
+/* A posts one message of @len bytes; its first @n segments, as B gets them. */
+static void mrc_t_segs(struct kunit *test, struct mrc_t_pair *t, u32 len,
+		       struct mrc_rx_seg *r, u32 n)
+{
+	struct mrc_tx_seg s;
+	u32 i;
+
+	KUNIT_ASSERT_TRUE(test, mrc_conn_tx_post(t->a, 0, len, 1, NULL));
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_TRUE(test, mrc_conn_tx_next(t->a, t->now, &s));
+		KUNIT_ASSERT_EQ(test, s.offset, i * MRC_T_MSS);
+		mrc_t_rx_of(&s, &r[i]);
+	}
+}
+
+static enum mrc_rx_verdict mrc_t_rx(struct mrc_t_pair *t,
+				    const struct mrc_rx_seg *r)
+{
+	return mrc_conn_rx_data(t->b, t->now, r, &t->share);
+}
+
+/*
+ * The path counts each new PSN's payload and each duplicate's, and of the
+ * new bytes those placed the first time: a resend of placed data under a
+ * new PSN is new, not placed. A message of 2500 bytes arrives 0, 0 again,
+ * 2, 1 (late), then 1 resent.
+ */
+static void mrc_conn_rx_counts_bytes(struct kunit *test)
+{
+	struct mrc_t_pair *t = mrc_t_pair_new(test, 1, 1, 15);
+	const struct mrc_path_rx *rx = &t->b->path[0].rx;
+	struct mrc_rx_seg r[3], resend;
+	struct mrc_completion d;
+
+	mrc_t_segs(test, t, 2500, r, 3);
+	KUNIT_ASSERT_EQ(test, r[2].len, 452u);
+	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[0]), MRC_RX_NEW);
+	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[0]), MRC_RX_DUP);
+	KUNIT_EXPECT_EQ(test, rx->rx_new, 1ull);
+	KUNIT_EXPECT_EQ(test, rx->new_bytes, 1024ull);
+	KUNIT_EXPECT_EQ(test, rx->placed_bytes, 1024ull);
+	KUNIT_EXPECT_EQ(test, rx->rx_dup, 1ull);
+	KUNIT_EXPECT_EQ(test, rx->dup_bytes, 1024ull);
+
+	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[2]), MRC_RX_NEW);
+	KUNIT_EXPECT_EQ(test, rx->rx_skipped, 1ull);
+	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[1]), MRC_RX_NEW);
+	KUNIT_EXPECT_EQ(test, rx->rx_late, 1ull);
+	KUNIT_EXPECT_EQ(test, rx->rx_new, 3ull);
+	KUNIT_EXPECT_EQ(test, rx->new_bytes, 2500ull);
+	KUNIT_EXPECT_EQ(test, rx->placed_bytes, 2500ull);
+
+	resend = r[1];
+	resend.psn = r[2].psn + 1;
+	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &resend), MRC_RX_DUP);
+	KUNIT_EXPECT_EQ(test, rx->rx_new, 4ull);
+	KUNIT_EXPECT_EQ(test, rx->new_bytes, 2500ull + 1024);
+	KUNIT_EXPECT_EQ(test, rx->placed_bytes, 2500ull);
+	KUNIT_EXPECT_EQ(test, rx->rx_dup, 1ull);
+	KUNIT_EXPECT_EQ(test, rx->dup_bytes, 1024ull);
+	KUNIT_EXPECT_EQ(test, rx->rx_skipped, 1ull);
+	KUNIT_EXPECT_EQ(test, rx->rx_oow, 0ull);
+	KUNIT_ASSERT_TRUE(test, mrc_conn_rx_poll(t->b, &d));
+	KUNIT_EXPECT_EQ(test, d.len, 2500u);
+	mrc_t_pair_free(t);
+}
+
+/*
+ * A PSN too far ahead of the window is refused: it counts as rx_oow (and
+ * a connection drop) and moves nothing else, so the segment it carried is
+ * still new when it comes with its own PSN.
+ */
+static void mrc_conn_rx_oow_counts_alone(struct kunit *test)
+{
+	struct mrc_t_pair *t = mrc_t_pair_new(test, 1, 1, 16);
+	const struct mrc_path_rx *rx = &t->b->path[0].rx;
+	struct mrc_conn_stats stats;
+	struct mrc_rx_seg r[2], far;
+	struct mrc_path_rx was;
+
+	mrc_t_segs(test, t, 2048, r, 2);
+	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[0]), MRC_RX_NEW);
+	far = r[1];
+	far.psn = rx->cum + MRC_PATH_MAX_JUMP;
+	far.ce = true;
+	memcpy(&was, rx, sizeof(was));
+	memcpy(&stats, &t->b->stats, sizeof(stats));
+	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &far), MRC_RX_DROP);
+	KUNIT_EXPECT_EQ(test, rx->rx_oow, 1ull);
+	was.rx_oow++;
+	KUNIT_EXPECT_EQ(test, memcmp(rx, &was, sizeof(was)), 0);
+	stats.rx_drop++;
+	KUNIT_EXPECT_EQ(test, memcmp(&t->b->stats, &stats, sizeof(stats)), 0);
+
+	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[1]), MRC_RX_NEW);
+	KUNIT_EXPECT_EQ(test, rx->placed_bytes, 2048ull);
+	KUNIT_EXPECT_EQ(test, rx->rx_skipped, 0ull);
+	KUNIT_EXPECT_EQ(test, rx->ce_count, 0u);
+	KUNIT_EXPECT_EQ(test, rx->rx_oow, 1ull);
+	mrc_t_pair_free(t);
+}
+
+/*
+ * [REL-21] Once the endpoint is gone, what the path still takes is counted
+ * the same way: a repeated PSN as a duplicate, a resend of placed data
+ * under a new PSN as new bytes, and nothing more as placed.
+ */
+static void mrc_conn_rx_linger_counts_bytes(struct kunit *test)
+{
+	struct mrc_t_pair *t = mrc_t_pair_new(test, 1, 1, 17);
+	const struct mrc_path_rx *rx = &t->b->path[0].rx;
+	struct mrc_rx_seg r[2], resend;
+	struct mrc_completion d;
+
+	mrc_t_segs(test, t, 1500, r, 2);
+	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[0]), MRC_RX_NEW);
+	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[1]), MRC_RX_NEW);
+	KUNIT_ASSERT_TRUE(test, mrc_conn_rx_poll(t->b, &d));
+	KUNIT_EXPECT_EQ(test, rx->placed_bytes, 1500ull);
+
+	KUNIT_EXPECT_EQ(test, mrc_conn_rx_linger(t->b, t->now, &r[1]),
+			MRC_RX_DUP);
+	KUNIT_EXPECT_EQ(test, rx->rx_dup, 1ull);
+	KUNIT_EXPECT_EQ(test, rx->dup_bytes, 476ull);
+	resend = r[0];
+	resend.psn = r[1].psn + 1;
+	KUNIT_EXPECT_EQ(test, mrc_conn_rx_linger(t->b, t->now, &resend),
+			MRC_RX_DUP);
+	KUNIT_EXPECT_EQ(test, rx->rx_new, 3ull);
+	KUNIT_EXPECT_EQ(test, rx->new_bytes, 1500ull + 1024);
+	KUNIT_EXPECT_EQ(test, rx->placed_bytes, 1500ull);
+	KUNIT_EXPECT_EQ(test, rx->dup_bytes, 476ull);
+	mrc_t_pair_free(t);
+}
+
 static struct kunit_case mrc_conn_cases[] = {
 	KUNIT_CASE(mrc_conn_lossless_streams),
 	KUNIT_CASE(mrc_conn_random_loss),
 	KUNIT_CASE(mrc_conn_dead_path_of_four),
 	KUNIT_CASE(mrc_conn_dead_route_gets_new_port),
+	KUNIT_CASE(mrc_conn_rx_counts_bytes),
+	KUNIT_CASE(mrc_conn_rx_oow_counts_alone),
+	KUNIT_CASE(mrc_conn_rx_linger_counts_bytes),
 	{}
 };
 
