@@ -242,10 +242,14 @@ static void mrc_conn_dead_route_gets_new_port(struct kunit *test)
 
 /* ---- receiver telemetry (the mrc_path_rx tracepoint's counters) ---- */
 
-/* A posts one message of @len bytes; its first @n segments, as B gets them. */
-static void mrc_t_segs(struct kunit *test, struct mrc_t_pair *t, u32 len,
-		       struct mrc_rx_seg *r, u32 n)
+/*
+ * A pair over one path where A posted one message of @len bytes: its
+ * first @n segments, as B gets them, are in @r.
+ */
+static struct mrc_t_pair *mrc_t_one_msg(struct kunit *test, u32 seed,
+					u32 len, struct mrc_rx_seg *r, u32 n)
 {
+	struct mrc_t_pair *t = mrc_t_pair_new(test, 1, 1, seed);
 	struct mrc_tx_seg s;
 	u32 i;
 
@@ -255,6 +259,7 @@ static void mrc_t_segs(struct kunit *test, struct mrc_t_pair *t, u32 len,
 		KUNIT_ASSERT_EQ(test, s.offset, i * MRC_T_MSS);
 		mrc_t_rx_of(&s, &r[i]);
 	}
+	return t;
 }
 
 static enum mrc_rx_verdict mrc_t_rx(struct mrc_t_pair *t,
@@ -271,12 +276,11 @@ static enum mrc_rx_verdict mrc_t_rx(struct mrc_t_pair *t,
  */
 static void mrc_conn_rx_counts_bytes(struct kunit *test)
 {
-	struct mrc_t_pair *t = mrc_t_pair_new(test, 1, 1, 15);
-	const struct mrc_path_rx *rx = &t->b->path[0].rx;
 	struct mrc_rx_seg r[3], resend;
+	struct mrc_t_pair *t = mrc_t_one_msg(test, 15, 2500, r, 3);
+	const struct mrc_path_rx *rx = &t->b->path[0].rx;
 	struct mrc_completion d;
 
-	mrc_t_segs(test, t, 2500, r, 3);
 	KUNIT_ASSERT_EQ(test, r[2].len, 452u);
 	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[0]), MRC_RX_NEW);
 	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[0]), MRC_RX_DUP);
@@ -316,13 +320,12 @@ static void mrc_conn_rx_counts_bytes(struct kunit *test)
  */
 static void mrc_conn_rx_oow_counts_alone(struct kunit *test)
 {
-	struct mrc_t_pair *t = mrc_t_pair_new(test, 1, 1, 16);
+	struct mrc_rx_seg r[2], far;
+	struct mrc_t_pair *t = mrc_t_one_msg(test, 16, 2048, r, 2);
 	const struct mrc_path_rx *rx = &t->b->path[0].rx;
 	struct mrc_conn_stats stats;
-	struct mrc_rx_seg r[2], far;
 	struct mrc_path_rx was;
 
-	mrc_t_segs(test, t, 2048, r, 2);
 	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[0]), MRC_RX_NEW);
 	far = r[1];
 	far.psn = rx->cum + MRC_PATH_MAX_JUMP;
@@ -351,12 +354,11 @@ static void mrc_conn_rx_oow_counts_alone(struct kunit *test)
  */
 static void mrc_conn_rx_linger_counts_bytes(struct kunit *test)
 {
-	struct mrc_t_pair *t = mrc_t_pair_new(test, 1, 1, 17);
-	const struct mrc_path_rx *rx = &t->b->path[0].rx;
 	struct mrc_rx_seg r[2], resend;
+	struct mrc_t_pair *t = mrc_t_one_msg(test, 17, 1500, r, 2);
+	const struct mrc_path_rx *rx = &t->b->path[0].rx;
 	struct mrc_completion d;
 
-	mrc_t_segs(test, t, 1500, r, 2);
 	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[0]), MRC_RX_NEW);
 	KUNIT_EXPECT_EQ(test, mrc_t_rx(t, &r[1]), MRC_RX_NEW);
 	KUNIT_ASSERT_TRUE(test, mrc_conn_rx_poll(t->b, &d));
