@@ -6,6 +6,7 @@
  * per ACK built and sees the counters as they stand. selftests/cases/
  * 80-telemetry.sh checks the same through metaroce-top on the bed.
  */
+#include <kunit/resource.h>
 #include <kunit/test.h>
 
 /* The pair needs metaroce built in (pair.h). */
@@ -151,6 +152,25 @@ static void mrc_t_rx_probe(void *data, const struct mrc_xp *xp,
 	spin_unlock(&p->lock);
 }
 
+static int mrc_t_probe_on(struct kunit_resource *res, void *context)
+{
+	res->data = context;
+	return register_trace_mrc_path_rx(mrc_t_rx_probe, context);
+}
+
+/* Also when a case stops half-way: no probe outlives its data. */
+static void mrc_t_probe_off(struct kunit_resource *res)
+{
+	unregister_trace_mrc_path_rx(mrc_t_rx_probe, res->data);
+	tracepoint_synchronize_unregister();
+}
+
+static bool mrc_t_probe_match(struct kunit *test, struct kunit_resource *res,
+			      void *data)
+{
+	return res->data == data;
+}
+
 /* The probe's view and B's counters at one instant. */
 static void mrc_t_rx_probe_read(struct mrc_t_rx_probe *p, struct mrc_t_paths *b,
 				u64 *events, u64 *new_bytes, u64 *placed)
@@ -185,7 +205,6 @@ static void mrc_telemetry_rx_trace_per_ack(struct kunit *test)
 	u64 new_bytes, placed, events, acks_before;
 	struct mrc_t_paths a, b;
 	u32 len = 64 * 1024 + 7;
-	int err;
 
 	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
 		kunit_skip(test, "no tracepoints in this kernel");
@@ -194,8 +213,9 @@ static void mrc_telemetry_rx_trace_per_ack(struct kunit *test)
 	spin_lock_init(&p->lock);
 	mrc_t_sum_paths(&t->e[1], &b);
 	acks_before = b.acks;
-	err = register_trace_mrc_path_rx(mrc_t_rx_probe, p);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, mrc_t_probe_on,
+							 mrc_t_probe_off,
+							 GFP_KERNEL, p));
 
 	mrc_t_write(test, t, len);
 	mrc_t_sum_settled(t, &a, &b);
@@ -206,8 +226,8 @@ static void mrc_telemetry_rx_trace_per_ack(struct kunit *test)
 			break;
 		msleep(20);
 	}
-	unregister_trace_mrc_path_rx(mrc_t_rx_probe, p);
-	tracepoint_synchronize_unregister();
+	KUNIT_ASSERT_EQ(test, kunit_destroy_resource(test, mrc_t_probe_match, p),
+			0);
 
 	KUNIT_EXPECT_EQ(test, p->bad_path, 0ull);
 	KUNIT_EXPECT_GT(test, events, 0ull);
