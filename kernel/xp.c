@@ -48,7 +48,8 @@ MODULE_PARM_DESC(data_bundles,
 
 /* Largest burst joined into one GSO skb: the IP length field's limit. */
 #define MRC_XP_GSO_BYTES	60000
-#define MRC_XP_GSO_SEGS		64
+/* ... and one page fragment per packet: no copy (mrc_net_join()) */
+#define MRC_XP_GSO_SEGS		MAX_SKB_FRAGS
 /* Packets per path burst with GSO on: ~8 KiB at the common MTUs. */
 #define MRC_XP_GSO_BURST	8
 
