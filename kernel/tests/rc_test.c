@@ -532,8 +532,12 @@ static void mrc_rc_answers_ride_with_replies(struct kunit *test)
 	rode = mrc_t_stat2(t, MRC_STAT_ACKS_RODE) - rode;
 	timed = mrc_t_timer_sends(t) - timed;
 	kunit_info(test,
-		   "%u round trips: %llu datagrams, %llu answers rode, %llu sent by timers\n",
-		   rounds, sent, rode, timed);
+		   "%u round trips: %llu datagrams, %llu answers rode, %llu sent by timers (so far: ACKs for delay %llu, count %llu, window %llu, holds expired %llu)\n",
+		   rounds, sent, rode, timed,
+		   mrc_t_stat2(t, MRC_STAT_ACKS_FOR_DELAY),
+		   mrc_t_stat2(t, MRC_STAT_ACKS_FOR_COUNT),
+		   mrc_t_stat2(t, MRC_STAT_ACKS_FOR_WINDOW),
+		   mrc_t_stat2(t, MRC_STAT_ACK_HOLDS_EXPIRED));
 	/*
 	 * 2 per round trip, plus the first answers before any reply; a
 	 * timer's datagram and the answer it draws are on top, and that
