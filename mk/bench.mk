@@ -11,7 +11,9 @@
 #                      -> selftests/results/loss-alternate.md
 #   make bench-cpu     guest CPU per GiB and per million messages, both
 #                      guests: metaroce, rxe, kernel TCP (iperf3) (REPS=3)
-#                      -> selftests/results/cpu.md + cpu.png
+#                      -> selftests/results/cpu.md + cpu.png; PROFILE=1
+#                      also samples both guests with perf around each run
+#                      -> selftests/results/cpu-profile.md (where it went)
 #   make bench-tail    ib_write_lat 4 KiB latency percentiles at 0/1/10% loss
 #                      on both links (REPS=3, NLAT=2000): metaroce, metaroce
 #                      without the answer timeout, rxe

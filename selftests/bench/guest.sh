@@ -20,6 +20,9 @@
 #   guest.sh iperf_client PORT LEN BYTES
 #                                    send BYTES in writes of LEN over TCP
 #   guest.sh telemetry on|off        metaroce-top attached in this guest, or not
+#   guest.sh perf_start | perf_stop  sample this guest's CPU (perf record -a -g,
+#                                    the host's perf): until perf_stop, which
+#                                    waits for perf to write /tmp/mrc-bench.perf
 set -uo pipefail
 
 SLOG=/tmp/mrc-bench-server
@@ -314,6 +317,41 @@ telemetry() {
 	done
 	echo "metaroce-top did not attach: $(head -3 "$TOPLOG")" >&2
 	exit 1
+}
+
+# The guests have no PMU (TCG): perf samples the cpu-clock, 1000 times a
+# second, so a symbol's samples are its milliseconds. No build-ids (-B -N):
+# collecting them reads every binary over 9p, minutes per run; the host
+# reads the data with the guest's /proc/kallsyms instead.
+PERFDATA=/tmp/mrc-bench.perf
+perf_start() {
+	local i
+	perf_stop > /dev/null 2>&1	# one left by a run that failed
+	rm -f "$PERFDATA" "$PERFDATA.log"
+	setsid hostrun perf record -B -N -e cpu-clock -F 1000 -a -g \
+		-o "$PERFDATA" > "$PERFDATA.log" 2>&1 < /dev/null &
+	echo $! > "$PERFDATA.pid"
+	for ((i = 0; i < 300; i++)); do
+		[ -s "$PERFDATA" ] && return 0
+		sleep 0.1
+	done
+	echo "perf did not start: $(head -3 "$PERFDATA.log")" >&2
+	exit 1
+}
+
+perf_stop() {
+	local pid i
+	pid=$(cat "$PERFDATA.pid" 2>/dev/null) || return 0
+	kill -INT "$pid" 2>/dev/null
+	for ((i = 0; i < 1200; i++)); do
+		[ -e "/proc/$pid" ] || break
+		sleep 0.1
+	done
+	rm -f "$PERFDATA.pid"
+	grep -q "Captured and wrote" "$PERFDATA.log" || {
+		echo "perf did not finish: $(tail -2 "$PERFDATA.log")" >&2
+		exit 1
+	}
 }
 
 counters() {
