@@ -277,9 +277,10 @@ static bool mrc_net_fraggable(const struct sk_buff *skb)
 /*
  * The burst with no copy: each packet's bytes become one fragment of an
  * skb that holds only headroom, so the stack's segmentation (or the NIC's)
- * cuts datagrams out of the packets' own buffers. perf in the bed put the
- * device notification of each datagram at a fifth of a sending guest's
- * busy time; one burst notifies once.
+ * cuts datagrams out of the packets' own buffers: a NIC with scatter-gather
+ * is handed them without a copy, and one with UDP segmentation offload
+ * takes the whole burst at once. (A NIC without scatter-gather, like the
+ * bed's, still gets a linear copy of each datagram from the stack.)
  */
 static struct sk_buff *mrc_net_join_frags(unsigned int head,
 					  struct sk_buff_head *list)
