@@ -23,7 +23,9 @@
 # Source after cm.bash and nvmeof.bash. The case sets NF_SEED, NF_ROUNDS,
 # NF_COUNT (datagrams per round), NF_RATE (per second), NF_ROUND_S (the
 # most seconds a round may take: a loaded host sends fewer), NF_NVME (0
-# or 1) and NF_FIO_SIZE.
+# or 1) and NF_FIO_SIZE; NF_PACKETS, if set, ends the fuzzing after the
+# round that brings the packets sent (a datagram may bundle several) to
+# that many, so a slow kernel can reach a packet count in fewer rounds.
 
 NF_TOOL=$TOP/build/userspace/tools/netfuzz/mrc_netfuzz
 NF_VC=$TOP/build/userspace/tools/mrc_verbs_check
@@ -313,7 +315,7 @@ nf_post_mortem() {
 # nf_run: the whole case with the NF_* settings.
 nf_run() {
 	local r rc seed out counts before after key v i lost sum_m=0 sum_j=0 sum_n=0 sum_t=0 sum_k=0 sum_d=0
-	local sent=0 fuzz_s
+	local sent=0 packets=0 fuzz_s
 	local now=/tmp/netfuzz-qps.$$ prev=/tmp/netfuzz-qps-prev.$$
 
 	echo "netfuzz seed $NF_SEED (NETFUZZ_SEED=$NF_SEED makes the same datagrams)"
@@ -351,6 +353,8 @@ nf_run() {
 		fi
 		[ $rc = 0 ] || fail "the fuzzer failed (exit $rc): $out"
 		echo "$out" | grep -E '^netfuzz: sent' | sed 's/^/  /'
+		v=$(echo "$out" | sed -n 's/^netfuzz: sent [0-9]* datagrams (\([0-9]*\) packets).*/\1/p')
+		packets=$((packets + ${v:-0}))
 		counts=$(echo "$out" | sed -n 's/^netfuzz-counts: //p')
 		for key in datagrams malformed no_mad no_qp qp_type qkey dropped; do
 			v=$(echo "$counts" | tr ' ' '\n' | sed -n "s/^$key=//p")
@@ -365,10 +369,14 @@ nf_run() {
 			esac
 		done
 		mv "$now" "$prev"
+		if [ -n "${NF_PACKETS:-}" ] && [ "$packets" -ge "$NF_PACKETS" ]; then
+			echo "--- $packets packets sent: NF_PACKETS=$NF_PACKETS reached after round $r"
+			break
+		fi
 	done
 	fuzz_s=$(( $(date +%s) - fuzz_s ))
-	rm -f "$prev"
-	echo "--- fuzzing done: $sent datagrams in $fuzz_s s; guest a up"
+	rm -f "$prev" "$now"
+	echo "--- fuzzing done: $sent datagrams ($packets packets) in $fuzz_s s; guest a up"
 
 	g a nf_stop
 	g b nf_stop
