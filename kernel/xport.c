@@ -86,6 +86,17 @@ MODULE_PARM_DESC(tail_dup,
 		 "segments an idle sender copies once from its unacknowledged tail ([REL-25]); 0: none; for new connections");
 
 /*
+ * Off by default: with the default four paths a faster connection window
+ * only queued more on the links it shares with others (the simulated
+ * bench-multipath cell c fell from 0.79 of its target to 0.71); a fabric
+ * whose connections spread over many paths turns it on ([CC-5]).
+ */
+static bool conn_ai_paths;
+module_param(conn_ai_paths, bool, 0644);
+MODULE_PARM_DESC(conn_ai_paths,
+		 "the connection window grows a segment a round per path acked, not one ([CC-5]); for new connections");
+
+/*
  * Off by default: it keeps a dark plane's stream going (bench planes, cell
  * ph), but a receiver that stalls for a while (the simulated TCG swings
  * beside a competing flow) draws copies that cost that cell 0.08 of its
@@ -431,6 +442,7 @@ static bool mrc_xp_connect_locked(struct mrc_xp *xp, u64 now)
 	cfg.cc.base_epoch_rounds = READ_ONCE(base_epoch_rounds);
 	cfg.cc.keep_home = READ_ONCE(keep_home);
 	cfg.cc.keep_home_resp = READ_ONCE(keep_home_resp);
+	cfg.cc.conn_ai_paths = READ_ONCE(conn_ai_paths);
 	cfg.rack = READ_ONCE(rack);
 	cfg.ack_resends = READ_ONCE(ack_resends);
 	cfg.answer_probe = READ_ONCE(answer_probe);

@@ -25,6 +25,7 @@ void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss)
 	cfg->base_epoch_rounds = 32;
 	cfg->keep_home = 2;
 	cfg->keep_home_resp = 3;
+	cfg->conn_ai_paths = 0;
 }
 
 void mrc_cc_path_init(struct mrc_cc_path *p, const struct mrc_cc_cfg *cfg,
@@ -264,6 +265,7 @@ static void conn_round_end(struct mrc_cc_conn *c, const struct mrc_cc_cfg *cfg,
 		c->decreases++;
 	}
 	conn_drain(c, cfg, inflight, now);
+	c->grew_paths = active;
 	if (now > c->round_start) {
 		c->rate_prev = c->rate;
 		c->rate = (u64)c->r_acked * NSEC_PER_SEC_ /
@@ -322,10 +324,18 @@ void mrc_cc_on_ack(struct mrc_cc_path *p, struct mrc_cc_conn *c,
 	c->active_paths |= path_bit;
 	if (marked)
 		c->marked_paths |= path_bit;
-	/* grow the connection window only while it is what limits us */
+	/*
+	 * Grow the connection window only while it is what limits us; with
+	 * conn_ai_paths ([CC-5]) as fast as its paths' windows grow together.
+	 * At one segment a round, a connection of 32 paths whose window a
+	 * fabric's marks had cut from some 250 segments regrew it in some
+	 * 100 rounds, long after its paths had regrown theirs.
+	 */
 	if (acked > marked && conn_inflight + 2 * cfg->mss >= c->cwnd / 2)
 		grow(&c->cwnd, &c->ai_acc, c->ssthresh, acked - marked,
-		     cfg->mss, cfg->conn_max_cwnd);
+		     cfg->conn_ai_paths ?
+		     cfg->mss * mrc_max_u32(c->grew_paths, 1) : cfg->mss,
+		     cfg->conn_max_cwnd);
 
 	if (now - p->round_start >= round) {
 		/* a round on a standing queue: all it acknowledged is marked */

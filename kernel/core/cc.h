@@ -49,6 +49,12 @@ struct mrc_cc_cfg {
 	 */
 	u32 keep_home;
 	u32 keep_home_resp;
+	/*
+	 * [CC-5] 0: the connection window grows one segment a round, as one
+	 * flow would; 1: one a round per path acked in the last round, as its
+	 * paths' windows grow together (a fabric of many paths per connection)
+	 */
+	u32 conn_ai_paths;
 };
 
 void mrc_cc_cfg_default(struct mrc_cc_cfg *cfg, u32 mss);
@@ -92,6 +98,7 @@ struct mrc_cc_conn {
 	u32 marked_paths;	/* bitmask: paths that saw a mark this round */
 	u32 active_paths;	/* bitmask: paths acked this round */
 	u32 npaths;		/* paths of the connection; 0: unknown */
+	u32 grew_paths;		/* paths acked in the last round ended */
 	u64 round_start;
 	u64 min_rtt_ns;
 	u64 hint_bps;		/* receiver's fair share, bytes/s; 0: none */

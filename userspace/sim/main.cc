@@ -44,6 +44,8 @@ void usage(FILE *out)
 "                               default: 5 ms, for software endpoints)\n"
 "  --rto-min-ns T               metaroce: least RTO (default 2 ms)\n"
 "  --ack-delay-ns T             metaroce: longest ACK hold (default 20 us)\n"
+"  --conn-ai-paths              metaroce: [CC-5] the connection window grows\n"
+"                               a segment a round per path, not one (off)\n"
 "  --tail-dup K                 metaroce: [REL-25] copy the last K segments\n"
 "                               at an idle message end (default 0: off)\n"
 "  --init-window B              metaroce: a connection's first window,\n"
@@ -100,6 +102,10 @@ int main(int argc, char **argv)
 		}
 		if (o == "--nic-fifo") {
 			f.nic_ctrl_first = false;
+			continue;
+		}
+		if (o == "--conn-ai-paths") {
+			sc.tc.mrc_conn_ai_paths = true;
 			continue;
 		}
 		if (o == "--no-shuffle") {

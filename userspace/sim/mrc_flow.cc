@@ -38,6 +38,7 @@ public:
 		if (tc.mrc_ack_delay_ns)
 			ca.path.ack_delay_ns = tc.mrc_ack_delay_ns;
 		ca.tail_dup = tc.mrc_tail_dup;
+		ca.cc.conn_ai_paths = tc.mrc_conn_ai_paths;
 		if (tc.mrc_init_window) {
 			// a NIC that knows its line rate may start at one BDP
 			ca.cc.conn_init_cwnd = std::max(tc.mrc_init_window, 2 * tc.mss);

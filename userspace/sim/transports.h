@@ -24,6 +24,7 @@ struct TransportCfg {
 	uint64_t mrc_ack_delay_ns = 0;	// mrc: longest ACK hold; 0: the core's default
 	uint32_t mrc_tail_dup = 0;	// mrc: [REL-25] tail segments sent twice
 	uint32_t mrc_init_window = 0;	// mrc: a connection's first window; 0: the core's
+	bool mrc_conn_ai_paths = false;	// mrc: [CC-5] the window grows a segment per path
 	uint64_t roce_rto_ns = 500000;	// roce: timeout (generous for a NIC)
 	uint32_t roce_retries = 7;	// ... before the QP goes to error
 };

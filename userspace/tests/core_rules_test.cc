@@ -480,6 +480,40 @@ struct CcRounds {
 
 } // namespace
 
+// [CC-5] in congestion avoidance the connection window grows one segment
+// per window acknowledged, or with conn_ai_paths one per path acked in the
+// round before
+TEST(CC, ConnWindowGrowsWithItsPaths)
+{
+	for (uint32_t per_path : {0u, 1u}) {
+		mrc_cc_cfg cfg;
+		mrc_cc_path p[8];
+		mrc_cc_conn c;
+		const uint64_t round = 20000;
+		uint64_t now = 0;
+
+		mrc_cc_cfg_default(&cfg, 4096);
+		cfg.conn_ai_paths = per_path;
+		mrc_cc_conn_init(&c, &cfg, 0);
+		for (auto &x : p)
+			mrc_cc_path_init(&x, &cfg, 0);
+		c.cwnd = c.ssthresh = 64 * 4096;	// congestion avoidance
+		for (int r = 0; r < 11; r++) {
+			uint32_t w = c.cwnd;
+
+			now += round;
+			// each path acks an eighth of the window, unmarked
+			for (uint32_t i = 0; i < 8; i++)
+				mrc_cc_on_ack(&p[i], &c, &cfg, 1u << i, now + i,
+					      w / 8, 0, round, round, c.cwnd);
+			if (!r)
+				continue;	// the first round counts the paths
+			EXPECT_EQ(c.cwnd - w, (per_path ? 8 : 1) * 4096u)
+				<< "conn_ai_paths " << per_path << ", round " << r;
+		}
+	}
+}
+
 // [CC-14] a loss acknowledged after all leaves the loss average: out of
 // its round's count while the round runs, out of the average once it
 // ended; and a loss cut that only late losses made is undone
