@@ -571,7 +571,9 @@ static u64 stall_deadline(const struct mrc_conn *c)
  * the route in use whose ACK came last, whatever the window: the window
  * is full of packets on routes that went silent (a plane dark, but not
  * yet failed), so nothing sent later can be delivered to reveal them
- * ([REL-22]) before their timeouts.
+ * ([REL-22]) before their timeouts. Unless that route, too, has packets
+ * out: then every route is silent, which is the peer (a receiver away
+ * for a while), not a route, and a copy would only queue behind them.
  */
 static bool tx_stall_copy(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 {
@@ -591,7 +593,7 @@ static bool tx_stall_copy(struct mrc_conn *c, u64 now, struct mrc_tx_seg *seg)
 			fresh = p->tx.last_ack_ns;
 		}
 	}
-	if (pi < 0)
+	if (pi < 0 || c->path[pi].tx.inflight_pkts)
 		return false;
 	for (t = c->tx_una; t != c->tx_nxt; t++) {
 		struct mrc_tx_segent *e = segent(c, t);

@@ -1314,10 +1314,14 @@ TEST(Conn, PlaneLinkDownResendsItsFlightAtOnce)
 // failed yet: nothing sent later can reveal their packets): the oldest
 // segment goes again at once, whatever the window, on the route whose
 // ACK came last; once per segment, one per such wait; not before the
-// wait, and not with the rule off.
+// wait, and not with the rule off, nor when the route that answered last
+// has packets out too (every route silent: the peer is, not a route).
 TEST(Conn, StalledWindowCopiesItsOldestSegment)
 {
-	for (bool on : {true, false}) {
+	enum { ROUTE_SILENT, PEER_SILENT, OFF };
+
+	for (int mode : {ROUTE_SILENT, PEER_SILENT, OFF}) {
+		bool on = mode != OFF;
 		Pair p(2);
 		const uint64_t ms = 1000000;
 		uint64_t now = 1000;
@@ -1342,14 +1346,23 @@ TEST(Conn, StalledWindowCopiesItsOldestSegment)
 		mrc_completion done;
 		while (mrc_conn_tx_poll(p.a.get(), &done))
 			;
-		// a small window fills; nothing of it comes back
+		// a small window fills; nothing of it comes back. Path 1's
+		// ACK came last; the window's packets are all on path 0 (path
+		// 1 out of use while it fills), or on both
 		p.a->cc.cwnd = 4096;
-		p.a->path[1].tx.last_ack_ns = now + 1;	// path 1's ACK came last
+		p.a->path[1].tx.last_ack_ns = now + 1;
+		if (mode != PEER_SILENT)
+			p.a->path[1].state = MRC_PATH_FAILED;
 		ASSERT_TRUE(mrc_conn_tx_post(p.a.get(), 0, 65536, 2, nullptr));
 		sent.clear();
 		while (mrc_conn_tx_next(p.a.get(), now, &t))
 			sent.push_back(t);
+		p.a->path[1].state = MRC_PATH_ACTIVE;
 		ASSERT_EQ(sent.size(), 4u);
+		if (mode == PEER_SILENT)
+			ASSERT_GT(p.a->path[1].tx.inflight_pkts, 0u);
+		else
+			ASSERT_EQ(p.a->path[1].tx.inflight_pkts, 0u);
 		uint64_t wait = 2 * std::max(p.a->path[0].tx.srtt_ns,
 					     p.a->path[1].tx.srtt_ns) +
 				p.a->cfg.path.ack_delay_ns;
@@ -1360,9 +1373,9 @@ TEST(Conn, StalledWindowCopiesItsOldestSegment)
 		EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), now + wait / 2, &t));
 		now = p.a->rack_seen + wait;
 		mrc_conn_on_timer(p.a.get(), now);
-		if (!on) {
-			EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), now, &t));
-			EXPECT_EQ(p.a->stats.tx_stall_copies, 0u);
+		if (mode != ROUTE_SILENT) {
+			EXPECT_FALSE(mrc_conn_tx_next(p.a.get(), now, &t)) << "mode " << mode;
+			EXPECT_EQ(p.a->stats.tx_stall_copies, 0u) << "mode " << mode;
 			continue;
 		}
 		ASSERT_TRUE(mrc_conn_tx_next(p.a.get(), now, &t));
