@@ -18,6 +18,12 @@
 #                      on both links (REPS=3, NLAT=2000): metaroce, metaroce
 #                      without the answer timeout, rxe
 #                      -> selftests/results/tail.md
+#   make bench-readsplit  ib_read_lat (4 KiB, NLAT=1000) with the net
+#                      tracepoints on in both guests: a READ round trip
+#                      split into the requester's and the responder's turns,
+#                      the macvlan and qdisc, and the way between the
+#                      guests, metaroce and rxe (REPS=3)
+#                      -> selftests/results/read-latency.md
 #   make bench-telemetry  ib_write_bw/ib_send_bw 64 KiB with metaroce-top
 #                      attached in both guests and without, alternating
 #                      (REPS=3): the telemetry's cost in goodput
@@ -52,7 +58,8 @@ BENCH_BED_ARGS ?= --mtu 9000
 MULTIPATH_BED_ARGS ?= --fabric ecmp --links 4 --mtu 1500
 
 .PHONY: bench-verbs bench-loss bench-loss-targets bench-loss-alternate \
-	bench-tail bench-cpu bench-telemetry bench-nvmeof bench-multipath bench-planes
+	bench-tail bench-cpu bench-telemetry bench-readsplit bench-nvmeof bench-multipath \
+	bench-planes
 
 # bench_run MODE[,BED ARGS]
 define bench_run
@@ -85,6 +92,9 @@ bench-cpu: deps-check module userspace
 
 bench-telemetry: deps-check module userspace
 	$(call bench_run,telemetry)
+
+bench-readsplit: deps-check module userspace
+	$(call bench_run,readsplit)
 
 bench-nvmeof: deps-check module userspace
 	$(call bench_run,nvmeof)

@@ -23,6 +23,11 @@
 #   guest.sh perf_start | perf_stop  sample this guest's CPU (perf record -a -g,
 #                                    the host's perf): until perf_stop, which
 #                                    waits for perf to write /tmp/mrc-bench.perf
+#   guest.sh trace_start | trace_stop
+#                                    the net tracepoints of eth1 and the lane's
+#                                    macvlans (queued, handed to the driver,
+#                                    received), timestamps of this guest's
+#                                    clock; trace_stop prints them
 set -uo pipefail
 
 SLOG=/tmp/mrc-bench-server
@@ -352,6 +357,37 @@ perf_stop() {
 		echo "perf did not finish: $(tail -2 "$PERFDATA.log")" >&2
 		exit 1
 	}
+}
+
+# Where a packet is between the transport and the wire, the same points
+# for any transport over the same netdevs: net_dev_queue (dev_queue_xmit
+# of the macvlan, then of eth1: what lies between is the macvlan and eth1's
+# qdisc), net_dev_start_xmit (the driver takes it), napi_gro_receive_entry
+# (virtio-net's poll hands it up) and netif_receive_skb (after GRO).
+TRACEFS=/sys/kernel/tracing
+TRACE_EVENTS="net/net_dev_queue net/net_dev_start_xmit net/napi_gro_receive_entry net/netif_receive_skb"
+trace_start() {
+	local e
+	echo 0 > $TRACEFS/tracing_on || exit 1
+	echo > $TRACEFS/trace
+	echo 8192 > $TRACEFS/buffer_size_kb
+	echo mono > $TRACEFS/trace_clock
+	for e in $TRACE_EVENTS; do
+		echo "name == \"eth1\" || name == \"$BN\" || name == \"$BR\"" \
+			> "$TRACEFS/events/$e/filter" || exit 1
+		echo 1 > "$TRACEFS/events/$e/enable"
+	done
+	echo 1 > $TRACEFS/tracing_on
+}
+
+trace_stop() {
+	local e
+	echo 0 > $TRACEFS/tracing_on
+	for e in $TRACE_EVENTS; do
+		echo 0 > "$TRACEFS/events/$e/enable"
+	done
+	grep -v '^#' $TRACEFS/trace
+	echo > $TRACEFS/trace
 }
 
 counters() {
