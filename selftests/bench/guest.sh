@@ -26,8 +26,9 @@
 #   guest.sh trace_start | trace_stop
 #                                    the net tracepoints of eth1 and the lane's
 #                                    macvlans (queued, handed to the driver,
-#                                    received), timestamps of this guest's
-#                                    clock; trace_stop prints them
+#                                    received) and write(2) calls, timestamps
+#                                    of this guest's clock; trace_stop prints
+#                                    them
 set -uo pipefail
 
 SLOG=/tmp/mrc-bench-server
@@ -377,13 +378,17 @@ trace_start() {
 			> "$TRACEFS/events/$e/filter" || exit 1
 		echo 1 > "$TRACEFS/events/$e/enable"
 	done
+	# write(2): how both providers post a READ (the doorbell of ours,
+	# rxe's post_send command)
+	echo "id == 1" > $TRACEFS/events/raw_syscalls/sys_enter/filter || exit 1
+	echo 1 > $TRACEFS/events/raw_syscalls/sys_enter/enable
 	echo 1 > $TRACEFS/tracing_on
 }
 
 trace_stop() {
 	local e
 	echo 0 > $TRACEFS/tracing_on
-	for e in $TRACE_EVENTS; do
+	for e in $TRACE_EVENTS raw_syscalls/sys_enter; do
 		echo 0 > "$TRACEFS/events/$e/enable"
 	done
 	grep -v '^#' $TRACEFS/trace
