@@ -20,6 +20,8 @@
 #   guest.sh iperf_client PORT LEN BYTES
 #                                    send BYTES in writes of LEN over TCP
 #   guest.sh telemetry on|off        metaroce-top attached in this guest, or not
+#   guest.sh bpf_stats               its BPF programs' run time and count so
+#                                    far, and this guest's busy ticks
 #   guest.sh perf_start | perf_stop  sample this guest's CPU (perf record -a -g,
 #                                    the host's perf): until perf_stop, which
 #                                    waits for perf to write /tmp/mrc-bench.perf
@@ -314,6 +316,8 @@ telemetry() {
 	[ -x "$top" ] || { echo "no $top (make userspace)" >&2; exit 1; }
 	# the tracepoints are the module's
 	modprobe metaroce || exit 1
+	# run time and count per program (bpf_stats): two clock reads a run
+	sysctl -qw kernel.bpf_stats_enabled=1 || exit 1
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	setsid bash -c 'echo $$ > "$0.pid"; exec timeout 3600 "$1" -i 1 > "$0" 2>&1' \
 		"$TOPLOG" "$top" < /dev/null > /dev/null 2>&1 &
@@ -323,6 +327,23 @@ telemetry() {
 	done
 	echo "metaroce-top did not attach: $(head -3 "$TOPLOG")" >&2
 	exit 1
+}
+
+# bpf_stats: "RUN_NS RUN_CNT BUSY": what metaroce-top's BPF programs have
+# run so far (their file descriptors' fdinfo, kernel.bpf_stats_enabled on
+# since telemetry on), and this guest's busy clock ticks (cpustat).
+bpf_stats() {
+	local p f ns=0 cnt=0 a b
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = metaroce-top ] || continue
+		for f in "$p"/fdinfo/*; do
+			read -r a b < <(awk '$1 == "run_time_ns:" { n = $2 }
+				$1 == "run_cnt:" { c = $2 } END { print n + 0, c + 0 }' "$f" 2>/dev/null)
+			ns=$((ns + ${a:-0}))
+			cnt=$((cnt + ${b:-0}))
+		done
+	done
+	echo "$ns $cnt $(cpustat | cut -d' ' -f1)"
 }
 
 # The guests have no PMU (TCG): perf samples the cpu-clock, 1000 times a
