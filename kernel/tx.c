@@ -135,6 +135,31 @@ static void mrc_tx_take(struct mrc_xp *xp, struct mrc_send_wqe *wqe)
 	}
 }
 
+/*
+ * [REL-12] The connection failed: a READ or ATOMIC whose request was
+ * delivered still waits for its response, which cannot come now (the
+ * responder may have gone to ERR after acknowledging the request). It
+ * ends with the connection's error, so the WQEs behind it retire in
+ * order and the first error moves the QP to ERR. Left waiting, it held
+ * the send queue in RTS for good, every later WQE done and unreported
+ * (mrc_ufuzz seed 11, its 220th operation: an ATOMIC with a bad key).
+ */
+static void mrc_tx_fail_waiters(struct mrc_xp *xp)
+{
+	enum ib_wc_status status = xp->conn.error == MRC_CONN_E_RETRY ?
+				   IB_WC_RETRY_EXC_ERR : IB_WC_REM_OP_ERR;
+	u32 i;
+
+	for (i = xp->sq_head; i != xp->sq_post; i++) {
+		struct mrc_xp_swqe *e = mrc_swqe(xp, i);
+
+		if (e->posted && e->need_resp && !e->done) {
+			e->status = status;
+			e->done = true;
+		}
+	}
+}
+
 /* The core's sender completions: mark the WQEs whose messages finished. */
 static void mrc_tx_poll(struct mrc_xp *xp)
 {
@@ -186,6 +211,8 @@ static void mrc_tx_poll(struct mrc_xp *xp)
 		if (e->status != IB_WC_SUCCESS || !e->need_resp)
 			e->done = true;
 	}
+	if (xp->conn.error)
+		mrc_tx_fail_waiters(xp);
 }
 
 static uint ring_bytes = 16384;

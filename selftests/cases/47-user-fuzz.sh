@@ -8,7 +8,9 @@
 # window class alone: bent BIND_MW and LOCAL_INV slots); every operation
 # must end in the error completion or errno the uAPI promises, each class
 # must have drawn refusals, and a new QP must then move 1 MiB both ways
-# with every byte right. Then 200 QP/CQ/MR/AH create-destroy cycles with verified traffic;
+# with every byte right; then 221 operations of seed 11 again, which once
+# left a send queue wedged in RTS. Then 200 QP/CQ/MR/AH create-destroy
+# cycles with verified traffic;
 # rmmod metaroce, the deletion of a macvlan under a device and of the
 # namespace holding it, each under verified traffic, which the process
 # must survive; and rmmod at the end. The bed checks the kernel logs.
@@ -36,6 +38,13 @@ g b uf_up 2
 g b uf_peer mrc0 "$UF_PORT" 600
 echo "fuzzing with seed $SEED (${SECONDS}s)"
 g a uf_fuzz "$SEED" 150 90
+# A replay of what the long fuzzer found: seed 11's 220th operation posts
+# an ATOMIC with a bad key on a QP whose responder had failed after
+# acknowledging the request; the connection ran out of retries while the
+# ATOMIC waited for its response, and the send queue stayed in RTS with
+# every WQE behind it unreported (kernel/tx.c, mrc_tx_fail_waiters()).
+echo "replay: seed 11, 221 operations (${SECONDS}s)"
+g a uf_replay 11 221 150
 echo "memory windows (${SECONDS}s)"
 g a uf_mw "$SEED"
 echo "churn (${SECONDS}s)"
