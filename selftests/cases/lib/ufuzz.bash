@@ -76,15 +76,21 @@ uf_addr() {
 	if [ "$1" = mrc0 ]; then echo "10.0.0.$2"; else echo "10.9.0.$2"; fi
 }
 
-# uf_run SECS MODE DEV PORT ARGS...: mrc_ufuzz MODE as the user; its output
-# to stdout and /tmp/uf.out; fails unless it exits 0.
-uf_run() {
-	local secs=$1 mode=$2 dev=$3 port=$4 rc=0
+# uf_exec SECS MODE DEV PORT ARGS...: mrc_ufuzz MODE as the user; its output
+# to stdout and /tmp/uf.out; its exit status in UF_RC.
+uf_exec() {
+	local secs=$1 mode=$2 dev=$3 port=$4
 	shift 4
+	UF_RC=0
 	uf_user "$secs" "$UF_TOOL" "$mode" -d "$dev" -g "$(uf_gid "$dev" "$(uf_addr "$dev" 1)")" \
-		-p "$port" "$@" "$UF_PEER" > /tmp/uf.out 2>&1 || rc=$?
+		-p "$port" "$@" "$UF_PEER" > /tmp/uf.out 2>&1 || UF_RC=$?
 	cat /tmp/uf.out
-	[ "$rc" = 0 ] || fail "mrc_ufuzz $mode exited $rc"
+}
+
+# uf_run SECS MODE DEV PORT ARGS...: uf_exec, failing unless it exits 0.
+uf_run() {
+	uf_exec "$@"
+	[ "$UF_RC" = 0 ] || fail "mrc_ufuzz $2 exited $UF_RC"
 }
 
 # uf_fuzz SEED ITERATIONS TIME_LIMIT [ARGS...]
@@ -103,10 +109,7 @@ uf_fuzz() {
 # the verified transfer after it count (its exit status says 1 for a
 # missing class's evidence too).
 uf_replay() {
-	uf_user $(($3 + 240)) "$UF_TOOL" fuzz -d mrc0 -g "$(uf_gid mrc0 "$(uf_addr mrc0 1)")" \
-		-p "$UF_PORT" --seed "$1" --iterations "$2" --time-limit "$3" "$UF_PEER" \
-		> /tmp/uf.out 2>&1 || :
-	cat /tmp/uf.out
+	uf_exec $(($3 + 240)) fuzz mrc0 "$UF_PORT" --seed "$1" --iterations "$2" --time-limit "$3"
 	grep -q '^ufuzz: seed .* uid '"$UF_USER"'$' /tmp/uf.out || fail "not run as uid $UF_USER"
 	! grep -q '^UNEXPECTED' /tmp/uf.out || fail "unexpected results"
 	grep -q "^ufuzz: $2 operations in" /tmp/uf.out || fail "the replay did not run its $2 operations"
